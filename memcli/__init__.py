@@ -1,0 +1,5 @@
+"""memcli: git-native project memory for AI coding agents."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,62 @@
+"""Atomic writes: every change memcli makes to a workspace goes through here.
+
+A temp file in the target's own directory, fsync'd, then `os.replace`d over the target, then the
+directory fsync'd: a crash at any point leaves either the old file or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a directory be opened
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is None:
+            try:
+                mode = path.stat().st_mode & 0o777
+            except FileNotFoundError:
+                mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path | str, text: str, *, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def atomic_delete(path: Path | str) -> None:
+    """Remove a file and make the removal durable; a missing file is not an error."""
+    path = Path(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+        _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current

@@ -1,0 +1,68 @@
+"""The one error boundary: memcli errors → `Error: ...` and their exit code; a bug → exit 3 with
+one line on stderr and the traceback (with versions) in a log file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from memcli.errors import EXIT_BUG, EXIT_USAGE, MemcliError
+
+
+def crash_log_dir() -> Path:
+    override = os.environ.get("MEMCLI_STATE_DIR")
+    if override:
+        return Path(override) / "logs"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memcli" / "logs"
+
+
+def _write_crash_log(exc: BaseException) -> Path | None:
+    from memcli import __version__
+
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    path = crash_log_dir() / f"crash-{stamp}-{os.getpid()}.log"
+    text = (
+        f"memcli {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
+        f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc))
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def run_guarded(entry: Callable[[], int | None]) -> int:
+    import click
+
+    try:
+        code = entry()
+        return int(code or 0)
+    except MemcliError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
+    except click.exceptions.Abort:
+        print("Aborted.", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the boundary for bugs: never turned into a friendly user error
+        log = _write_crash_log(exc)
+        where = f"; details in {log}" if log else ""
+        print(f"memcli: internal error ({type(exc).__name__}: {exc}){where}", file=sys.stderr)
+        return EXIT_BUG

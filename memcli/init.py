@@ -1,0 +1,41 @@
+"""`memcli init`: lay out a workspace. Running it again changes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memcli.atomicio import atomic_write_text
+from memcli.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT
+from memcli.workspace import KIND_DIRS, STAGING_DIR, STATE_DIR_NAME
+
+GITIGNORE_LINES = (f"/{STAGING_DIR}/", f"/{STATE_DIR_NAME}/")
+
+
+def run(root: Path) -> int:
+    root = root.resolve()
+    created: list[str] = []
+    for rel in (*KIND_DIRS.values(), STAGING_DIR):
+        folder = root / rel
+        if not folder.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
+            created.append(rel + "/")
+        keep = folder / ".gitkeep"
+        if rel != STAGING_DIR and not any(folder.iterdir()):
+            keep.touch()
+    config = root / CONFIG_FILE
+    if not config.exists():
+        atomic_write_text(config, DEFAULT_CONFIG_TEXT)
+        created.append(CONFIG_FILE)
+    gitignore = root / ".gitignore"
+    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    present = {line.strip() for line in existing.splitlines()}
+    missing = [line for line in GITIGNORE_LINES if line not in present]
+    if missing:
+        block = ("" if not existing or existing.endswith("\n") else "\n") + "# memcli: staging and local state\n"
+        atomic_write_text(gitignore, existing + block + "\n".join(missing) + "\n")
+        created.append(".gitignore entries")
+    if created:
+        print(f"Initialised memcli workspace in {root}: {', '.join(created)}")
+    else:
+        print(f"memcli workspace in {root} is already initialised")
+    return 0

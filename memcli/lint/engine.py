@@ -1,0 +1,77 @@
+"""Run the registered rules over a snapshot: the whole workspace, some paths, or one proposed change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memcli.lint.finding import Finding
+from memcli.lint.registry import FILE_RULES, TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
+from memcli.lint.rules.base import Change, Context
+from memcli.lint.snapshot import Snapshot
+from memcli.workspace import Workspace, locate
+
+
+def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    for path in paths:
+        if not snapshot.exists(path):
+            continue  # deleted: the workspace rules see what that breaks
+        loc = locate(path)
+        if loc.ignored:
+            continue
+        if loc.kind is None:
+            out.extend(UNKNOWN_LOCATION.check_path(path))
+            continue
+        rec = snapshot.record(path)
+        for rule in FILE_RULES:
+            out.extend(rule.check_record(rec, ctx))
+    return out
+
+
+def _workspace_findings(ctx: Context) -> list[Finding]:
+    return [f for rule in WORKSPACE_RULES for f in rule.check_workspace(ctx)]
+
+
+def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(set(findings), key=lambda f: (f.path, f.line or 0, f.code, f.message))
+
+
+def lint(
+    workspace: Workspace, paths: Iterable[str] | None = None, *, snapshot: Snapshot | None = None
+) -> list[Finding]:
+    """Lint the whole workspace, or the given workspace-relative paths.
+
+    Reference rules (`dangling-reference`, `replaced-by-cycle`) always report across the whole
+    workspace, so a deletion that breaks another record is caught even when only the deleted path
+    was passed; warnings about groups and chains are limited to those touching `paths`.
+    """
+    snap = snapshot or Snapshot(workspace)
+    targets = frozenset(paths) if paths is not None else None
+    ctx = Context(snap, targets)
+    files = snap.files if targets is None else sorted(targets)
+    findings = _file_findings(snap, files, ctx)
+    findings.extend(_workspace_findings(ctx))  # warnings there already keep to `targets`
+    return _sorted(findings)
+
+
+def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None = None) -> list[Finding]:
+    """Lint one proposed tool write as if it were written (the tool path).
+
+    Reported: findings on the changed file, the tool-only rules, and any workspace finding the
+    change introduces (e.g. deleting a decision that another one replaces into) — but not problems
+    that already existed elsewhere, which the model did not cause and cannot be asked to fix here.
+    """
+    before = before or Snapshot(workspace)
+    after = Snapshot(workspace, {change.path: change.content}, files=before.files)
+    after.share_cache(before, except_paths={change.path})
+    targets = frozenset({change.path})
+    ctx = Context(after, targets, change, before)
+    findings = _file_findings(after, [change.path], ctx)
+    old = set(_workspace_findings(Context(before, None)))
+    for f in _workspace_findings(Context(after, None, change, before)):
+        if f.path == change.path or f not in old:
+            if f.is_error or f.path == change.path:
+                findings.append(f)
+    for rule in TOOL_RULES:
+        findings.extend(rule.check_change(change, ctx))
+    return _sorted(findings)

@@ -1,0 +1,104 @@
+"""Formatters: pure functions from findings to text. Nothing else prints findings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from itertools import groupby
+
+from rich.console import Console
+from rich.text import Text
+
+from memcli.lint.finding import Finding
+
+FORMATS = ("auto", "text", "json", "github", "sarif")
+
+
+def summary_line(findings: Sequence[Finding], files: int) -> str:
+    errors = sum(f.is_error for f in findings)
+    warnings = len(findings) - errors
+    if not findings:
+        return f"{files} file{'s' * (files != 1)} checked: no problems"
+    return (
+        f"{files} file{'s' * (files != 1)} checked: {errors} error{'s' * (errors != 1)}, "
+        f"{warnings} warning{'s' * (warnings != 1)}"
+    )
+
+
+def render_text(findings: Sequence[Finding], files: int, console: Console) -> None:
+    """Human output: grouped per file, `path:line: code message`, one total line."""
+    for path, group in groupby(findings, key=lambda f: f.path):
+        console.print(Text(path, style="bold underline"))
+        for f in group:
+            line = Text("  ")
+            line.append(f"{path}:{f.line or 1}: ", style="dim")
+            line.append(f"{f.severity} ", style="red bold" if f.is_error else "yellow bold")
+            line.append(f"{f.code} ", style="cyan")
+            line.append(f.message)
+            console.print(line, soft_wrap=True, highlight=False)
+    style = "red" if any(f.is_error for f in findings) else ("yellow" if findings else "green")
+    console.print(Text(summary_line(findings, files), style=style))
+
+
+def render_json(findings: Sequence[Finding], files: int) -> str:
+    errors = sum(f.is_error for f in findings)
+    return json.dumps(
+        {
+            "files": files,
+            "errors": errors,
+            "warnings": len(findings) - errors,
+            "findings": [f.to_dict() for f in findings],
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def _gh_escape(value: str, *, prop: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def render_github(findings: Sequence[Finding], files: int, prefix: str = "") -> str:
+    """GitHub Actions workflow commands (`::error file=...,line=...::message`)."""
+    lines = []
+    for f in findings:
+        level = "error" if f.is_error else "warning"
+        props = f"file={_gh_escape(prefix + f.path, prop=True)},line={f.line or 1},title={_gh_escape(f.code, prop=True)}"
+        lines.append(f"::{level} {props}::{_gh_escape(f.message)}")
+    lines.append(summary_line(findings, files))
+    return "\n".join(lines)
+
+
+def render_sarif(findings: Sequence[Finding], files: int) -> str:
+    from memcli import __version__
+    from memcli.lint.registry import RULES
+
+    rules = [
+        {"id": r.code, "name": r.alias, "shortDescription": {"text": (r.__doc__ or "").strip().splitlines()[0]}}
+        for r in RULES
+    ]
+    results = [
+        {
+            "ruleId": f.code,
+            "level": "error" if f.is_error else "warning",
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path},
+                        "region": {"startLine": f.line or 1},
+                    }
+                }
+            ],
+        }
+        for f in findings
+    ]
+    doc = {
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{"tool": {"driver": {"name": "memcli", "version": __version__, "rules": rules}}, "results": results}],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=2)

@@ -1,0 +1,1 @@
+"""Lint rules, one class per rule; the explicit registry is `memcli.lint.registry.RULES`."""

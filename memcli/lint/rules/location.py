@@ -1,0 +1,43 @@
+"""Rules over where a file sits and what it is called."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memcli.lint.finding import Finding, Severity
+from memcli.lint.rules.base import Context, Rule
+from memcli.records.parse import ParsedRecord
+from memcli.slug import slug_problem
+from memcli.workspace import Kind, locate
+
+
+class UnknownLocation(Rule):
+    """Files live only where a record kind lives: `memory/summary.md`, `memory/decisions/`,
+    `memory/requests/`, `memory/workflow/`, `knowledge/` (and `memory/_staging/`, never linted).
+
+    Passing: `memory/decisions/use-sqlite.md`.
+    Failing: `memory/notes.md`, `memory/ideas/x.md`, `knowledge/diagram.png`.
+    """
+
+    code, alias, severity = "unknown-location", "E11", Severity.ERROR
+
+    def check_path(self, path: str) -> Iterator[Finding]:
+        loc = locate(path)
+        if loc.kind is None and not loc.ignored:
+            yield self.finding(path, None, f"no record kind lives here: {loc.problem}")
+
+
+class InvalidSlug(Rule):
+    """The file name (without `.md`) is the slug: `^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`, no `--`.
+
+    Passing: `use-sqlite.md`.  Failing: `-a.md`, `a-.md`, `a--b.md`, `A.md`, `ü.md`, 65 characters.
+    """
+
+    code, alias, severity = "invalid-slug", "E04", Severity.ERROR
+
+    def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if rec.kind is Kind.SUMMARY or rec.slug is None:
+            return
+        problem = slug_problem(rec.slug)
+        if problem:
+            yield self.finding(rec.path, None, f"invalid slug {rec.slug!r}: {problem}; rename the file")

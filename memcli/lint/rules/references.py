@@ -1,0 +1,132 @@
+"""Whole-workspace rules over references between records (`replaced_by`, `requires`).
+
+They always look at every record, not only the changed ones, so deleting or renaming a record
+that another one names is caught on every path (tool, commit, CI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from memcli.lint.finding import Finding, Severity
+from memcli.lint.rules.base import Context, Rule, Scope
+from memcli.lint.snapshot import Snapshot
+from memcli.workspace import Kind
+
+
+def _replaced_graph(snapshot: Snapshot) -> dict[str, tuple[str, str, int | None]]:
+    """decision slug → (replaced_by slug, path, line), for every decision that names one."""
+    return snapshot.memo("replaced_graph", lambda: _build_replaced_graph(snapshot))
+
+
+def _build_replaced_graph(snapshot: Snapshot) -> dict[str, tuple[str, str, int | None]]:
+    graph: dict[str, tuple[str, str, int | None]] = {}
+    for rec in snapshot.records_with(Kind.DECISION, b"replaced_by"):
+        target = (rec.meta or {}).get("replaced_by")
+        if isinstance(target, str) and rec.slug:
+            graph[rec.slug] = (target, rec.path, rec.line_of("replaced_by"))
+    return graph
+
+
+class DanglingReference(Rule):
+    """`replaced_by` names an existing decision; each `requires` entry of a workflow names an
+    existing record.
+
+    Passing: `replaced_by: use-postgres` with `memory/decisions/use-postgres.md` present.
+    Failing: the same after `use-postgres.md` was deleted or renamed.
+    """
+
+    code, alias, severity, scope = "dangling-reference", "E07", Severity.ERROR, Scope.WORKSPACE
+
+    def check_workspace(self, ctx: Context) -> Iterator[Finding]:
+        snap = ctx.snapshot
+        decisions = snap.slugs[Kind.DECISION]
+        for slug, (target, path, line) in sorted(_replaced_graph(snap).items()):
+            if target not in decisions:
+                yield self.finding(
+                    path,
+                    line,
+                    f"replaced_by names {target!r}, but memory/decisions/{target}.md does not exist; "
+                    "fix the slug or restore that decision",
+                    "replaced_by",
+                )
+        everything = snap.all_slugs()
+        for rec in snap.records_with(Kind.WORKFLOW, b"requires"):
+            requires = (rec.meta or {}).get("requires")
+            if not isinstance(requires, list):
+                continue
+            for name in requires:
+                if isinstance(name, str) and name not in everything:
+                    yield self.finding(
+                        rec.path,
+                        rec.line_of("requires"),
+                        f"requires names {name!r}, but no record has that slug; fix it or remove it",
+                        "requires",
+                    )
+
+
+def _cycles(graph: dict[str, tuple[str, str, int | None]]) -> list[list[str]]:
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = done
+    for start in sorted(graph):
+        walk: list[str] = []
+        node: str | None = start
+        while node is not None and node in graph and state.get(node) is None:
+            state[node] = 1
+            walk.append(node)
+            node = graph[node][0]
+        if node is not None and state.get(node) == 1:
+            cycles.append(walk[walk.index(node) :])
+        for n in walk:
+            state[n] = 2
+    return cycles
+
+
+class ReplacedByCycle(Rule):
+    """Following `replaced_by` never comes back to where it started (one finding per decision in
+    the loop, naming the whole loop).
+
+    Passing: a → b → c, with c open or resolved.  Failing: a → b → c → a, or a → a.
+    """
+
+    code, alias, severity, scope = "replaced-by-cycle", "E08", Severity.ERROR, Scope.WORKSPACE
+
+    def check_workspace(self, ctx: Context) -> Iterator[Finding]:
+        graph = _replaced_graph(ctx.snapshot)
+        for cycle in _cycles(graph):
+            loop = " → ".join([*cycle, cycle[0]])
+            for slug in cycle:
+                _, path, line = graph[slug]
+                what = "replaced_by points to the decision itself" if len(cycle) == 1 else f"replaced_by loop {loop}"
+                yield self.finding(
+                    path, line, f"{what}; the newest decision must not be replaced", "replaced_by"
+                )
+
+
+class ReplacedChainLong(Rule):
+    """A chain of replacements stays short (warning at ≥ 3 hops, config `lint.replaced_chain_hops`):
+    long chains are GC material — fold the history into the newest decision.
+
+    Passing: a → b.  Failing: a → b → c → d.
+    """
+
+    code, alias, severity, scope = "replaced-chain-long", "W04", Severity.WARNING, Scope.WORKSPACE
+
+    def check_workspace(self, ctx: Context) -> Iterator[Finding]:
+        graph = _replaced_graph(ctx.snapshot)
+        pointed = {target for target, _, _ in graph.values()}
+        for head in sorted(set(graph) - pointed):  # chain starts: nobody replaces into them
+            chain = [head]
+            while chain[-1] in graph and len(chain) <= len(graph):
+                chain.append(graph[chain[-1]][0])
+            hops = len(chain) - 1
+            if hops >= ctx.config.replaced_chain_hops and ctx.touches(
+                [graph[s][1] for s in chain if s in graph]
+            ):
+                _, path, line = graph[head]
+                yield self.finding(
+                    path,
+                    line,
+                    f"replaced_by chain of {hops} hops ({' → '.join(chain)}); fold the history into "
+                    f"{chain[-1]!r} and drop the old links",
+                    "replaced_by",
+                )

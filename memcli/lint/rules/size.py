@@ -1,0 +1,108 @@
+"""Size caps (errors) and bloat signals (warnings)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memcli.lint.finding import Finding, Severity
+from memcli.lint.rules.base import Context, Rule
+from memcli.records.models import record_sources
+from memcli.records.parse import ParsedRecord
+from memcli.workspace import Kind
+
+_CAPPED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
+_SOURCED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
+
+
+class TooLarge(Rule):
+    """`memory/summary.md` stays under 20 000 characters; a decision, request or knowledge body
+    under 8 000 (config `lint.summary_max_chars`, `lint.body_max_chars`).
+
+    Passing: a 3 000-character decision.  Failing: a 9 000-character knowledge body (split it).
+    """
+
+    code, alias, severity = "too-large", "E10", Severity.ERROR
+
+    def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if not rec.ok:
+            return
+        if rec.kind is Kind.SUMMARY:
+            size, cap, what = len(rec.text), ctx.config.summary_max_chars, "summary.md"
+        elif rec.kind in _CAPPED:
+            size, cap, what = len(rec.body), ctx.config.body_max_chars, f"the {rec.kind} body"
+        else:
+            return
+        if size > cap:
+            yield self.finding(
+                rec.path, None, f"{what} has {size} characters, over the cap of {cap}; trim it or split it"
+            )
+
+
+class DescriptionTooLong(Rule):
+    """A knowledge record loaded into every session (`model_invocation: true`) keeps its
+    `description` within 1 024 characters (config `lint.description_max_chars`).
+
+    Passing: a one-line description.  Failing: a 2 000-character description with
+    `model_invocation: true`.
+    """
+
+    code, alias, severity = "description-too-long", "E09", Severity.ERROR
+
+    def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if rec.kind is not Kind.KNOWLEDGE or rec.meta is None:
+            return
+        invoked = rec.meta.get("model_invocation", rec.meta.get("model_invokation"))
+        description = rec.meta.get("description")
+        cap = ctx.config.description_max_chars
+        if invoked is True and isinstance(description, str) and len(description) > cap:
+            yield self.finding(
+                rec.path,
+                rec.line_of("description"),
+                f"description has {len(description)} characters, over {cap} for a model-invoked "
+                "record; say what it is and when to use it in one short sentence",
+                "description",
+            )
+
+
+class LowValueLarge(Rule):
+    """A long record backed by a single Source is likely padding (body > 1 500 chars with exactly
+    one Source; config `lint.low_value_body_chars`, `lint.low_value_max_sources`).
+
+    Passing: a 400-character decision with one Source.  Failing: a 3 000-character one with one.
+    """
+
+    code, alias, severity = "low-value-large", "W01", Severity.WARNING
+
+    def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if rec.kind not in _SOURCED or rec.meta is None:
+            return
+        n = len(record_sources(rec.kind, rec.meta))
+        if 1 <= n <= ctx.config.low_value_max_sources and len(rec.body) > ctx.config.low_value_body_chars:
+            yield self.finding(
+                rec.path,
+                None,
+                f"body has {len(rec.body)} characters backed by {n} Source; trim it to what matters",
+            )
+
+
+class SourcesOverflow(Rule):
+    """A record carries at most 10 Sources (config `lint.sources_overflow`); beyond that, keep the
+    ones that still support the text.
+
+    Passing: 3 Sources.  Failing: 11 Sources.
+    """
+
+    code, alias, severity = "sources-overflow", "W02", Severity.WARNING
+
+    def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if rec.kind not in _SOURCED or rec.meta is None:
+            return
+        key = "last_sources" if rec.kind is Kind.KNOWLEDGE else "sources"
+        n = len(record_sources(rec.kind, rec.meta))
+        if n > ctx.config.sources_overflow:
+            yield self.finding(
+                rec.path,
+                rec.line_of(key),
+                f"{n} Sources, more than {ctx.config.sources_overflow}; trim old ones or split the record",
+                key,
+            )

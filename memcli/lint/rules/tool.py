@@ -1,0 +1,91 @@
+"""Rules that apply only when a memory tool (consolidation worker, agent integration) proposes a
+write: humans may edit workflows and create files freely, models may not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from memcli.lint.finding import Finding, Severity
+from memcli.lint.rules.base import Change, Context, Rule, Scope
+from memcli.records.models import record_sources
+from memcli.workspace import KIND_DIRS, Kind, locate
+
+
+class WorkflowReadonly(Rule):
+    """Tools never write under `memory/workflow/`: workflows are human-written procedures.
+
+    Passing (tool path): an edit of `memory/decisions/x.md`.
+    Failing (tool path): any write, edit or delete of `memory/workflow/deploy.md`.
+    """
+
+    code, alias, severity, scope = "workflow-readonly", "E12", Severity.ERROR, Scope.TOOL
+
+    def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
+        if change.path.startswith(KIND_DIRS[Kind.WORKFLOW] + "/"):
+            yield self.finding(
+                change.path, None, "memory/workflow/ is written by humans only; leave workflows unchanged"
+            )
+
+
+class SlugExists(Rule):
+    """A tool "create" of a slug that already exists is refused: edit the existing record instead.
+
+    Passing (tool path): create `knowledge/new-topic.md`.
+    Failing (tool path): create `knowledge/sqlite-tuning.md` when it exists.
+    """
+
+    code, alias, severity, scope = "slug-exists", "E13", Severity.ERROR, Scope.TOOL
+
+    def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
+        if change.op == "create" and ctx.before is not None and ctx.before.exists(change.path):
+            yield self.finding(
+                change.path, None, f"{change.path} already exists; read it and edit it instead of creating it"
+            )
+
+
+def _source_keys(raw: list[Any]) -> list[tuple[str, int, int]]:
+    keys = []
+    for item in raw:
+        if isinstance(item, dict):
+            rng = item.get("range")
+            if isinstance(rng, (list, tuple)) and len(rng) == 2:
+                keys.append((str(item.get("session_id")), *rng))
+    return keys
+
+
+class SourceNotProvided(Rule):
+    """Every Source a tool write adds is either already on the record or one of the staging
+    Sources handed to this run: Sources are machine facts, a model never invents them.
+
+    Passing (tool path): a decision citing a staging item's Source.
+    Failing (tool path): a decision citing `{session_id: made-up, range: [0, 3]}`.
+    """
+
+    code, alias, severity, scope = "source-not-provided", "E15", Severity.ERROR, Scope.TOOL
+
+    def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
+        if change.allowed_sources is None or change.content is None:
+            return
+        loc = locate(change.path)
+        if loc.kind is None:
+            return
+        new = ctx.snapshot.record(change.path)
+        if new.meta is None:
+            return
+        old_keys: set[tuple[str, int, int]] = set()
+        if ctx.before is not None and ctx.before.exists(change.path):
+            old = ctx.before.record(change.path)
+            if old.meta is not None:
+                old_keys = set(_source_keys(record_sources(loc.kind, old.meta)))
+        key = "last_sources" if loc.kind is Kind.KNOWLEDGE else "sources"
+        for session_id, start, end in _source_keys(record_sources(loc.kind, new.meta)):
+            if (session_id, start, end) in old_keys or (session_id, start, end) in change.allowed_sources:
+                continue
+            yield self.finding(
+                change.path,
+                new.line_of(key),
+                f"Source {session_id}:{start}-{end} was not given to this run; copy Sources exactly "
+                "from the staging items (never write your own)",
+                key,
+            )

@@ -1,0 +1,71 @@
+"""`memcli lint`: the CI and commit paths of the Linter."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from memcli.lint.engine import lint
+from memcli.lint.format import FORMATS, render_github, render_json, render_sarif, render_text
+from memcli.workspace import Workspace, locate
+
+
+def resolve_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt != "auto":
+        return fmt
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        return "github"
+    return "text"
+
+
+def _targets(workspace: Workspace, paths: list[Path]) -> list[str] | None:
+    """Workspace-relative record paths to lint; a folder stands for every file under it."""
+    if not paths:
+        return None
+    out: list[str] = []
+    files = None
+    for path in paths:
+        try:
+            rel = workspace.relpath(path)
+        except ValueError:
+            raise UsageError(f"{path} is outside the workspace {workspace.root}") from None
+        if (workspace.root / rel).is_dir() and not rel.endswith(".md"):
+            files = files if files is not None else workspace.iter_files()
+            prefix = "" if rel == "." else rel.rstrip("/") + "/"
+            out.extend(f for f in files if f.startswith(prefix))
+        elif locate(rel).problem == "outside memory/ and knowledge/":
+            continue  # e.g. pre-commit passing README.md: not memcli's to lint
+        else:
+            out.append(rel)
+    return out
+
+
+def run(
+    workspace: Workspace,
+    paths: list[Path],
+    *,
+    fmt: str = "auto",
+    strict: bool = False,
+    console: Console | None = None,
+) -> int:
+    fmt = resolve_format(fmt)
+    targets = _targets(workspace, paths)
+    findings = lint(workspace, targets)
+    checked = len([p for p in (targets if targets is not None else workspace.iter_files()) if not locate(p).ignored])
+    if fmt == "json":
+        print(render_json(findings, checked))
+    elif fmt == "sarif":
+        print(render_sarif(findings, checked))
+    elif fmt == "github":
+        prefix = os.path.relpath(workspace.root, Path.cwd()).replace(os.sep, "/")
+        print(render_github(findings, checked, "" if prefix == "." else prefix + "/"))
+    else:
+        render_text(findings, checked, console or Console(file=sys.stdout, highlight=False))
+    failed = any(f.is_error for f in findings) or (strict and findings)
+    return EXIT_FINDINGS if failed else EXIT_OK

@@ -1,0 +1,134 @@
+"""Pydantic models of the frontmatter of every record kind (spec 1 §3), and of `Source`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
+
+from memcli.workspace import Kind
+
+
+def _timestamp(value: Any) -> dt.datetime:
+    """RFC 3339 with a time zone; YAML may already have made it a datetime."""
+    if isinstance(value, dt.datetime):
+        parsed = value
+    elif isinstance(value, dt.date):
+        raise ValueError("a date without a time; write an RFC 3339 timestamp like 2026-04-27T10:00:00+09:00")
+    elif isinstance(value, str):
+        try:
+            parsed = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError(
+                f"{value!r} is not an RFC 3339 timestamp (like 2026-04-27T10:00:00+09:00)"
+            ) from None
+    else:
+        raise ValueError(f"expected an RFC 3339 timestamp, got {type(value).__name__}")
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise ValueError("the timestamp has no time zone; add one, e.g. +09:00 or Z")
+    return parsed
+
+
+Timestamp = Annotated[dt.datetime, BeforeValidator(_timestamp)]
+SlugRef = Annotated[StrictStr, Field(min_length=1)]
+
+
+class Source(BaseModel):
+    """A span of entries `[start, end]` (inclusive) of one agent session transcript."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session_id: StrictStr = Field(min_length=1)
+    range: tuple[StrictInt, StrictInt]
+
+    @field_validator("session_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("session_id is blank")
+        return value
+
+    @field_validator("range")
+    @classmethod
+    def _ordered(cls, value: tuple[int, int]) -> tuple[int, int]:
+        start, end = value
+        if start < 0 or end < 0:
+            raise ValueError(f"range [{start}, {end}] has a negative index; entry indices start at 0")
+        if start > end:
+            raise ValueError(f"range [{start}, {end}] ends before it starts; write [{end}, {start}]")
+        return value
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.session_id, self.range[0], self.range[1])
+
+    def __str__(self) -> str:
+        return f"{self.session_id}:{self.range[0]}-{self.range[1]}"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Dated(_Record):
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class Decision(_Dated):
+    sources: list[Source] = Field(min_length=1)
+    status: Literal["open", "resolved", "replaced"]
+    replaced_by: SlugRef | None = None
+
+
+class Request(_Dated):
+    sources: list[Source] = Field(min_length=1)
+
+
+class Knowledge(_Dated):
+    kind: Literal["term", "policy", "rule", "fact", "howto"]
+    description: StrictStr = Field(min_length=1)
+    model_invocation: StrictBool
+    user_invocable: StrictBool
+    last_sources: list[Source]
+
+
+class Workflow(_Dated):
+    description: StrictStr = Field(min_length=1)
+    auto_invoke: StrictBool
+    user_invocable: StrictBool
+    requires: list[SlugRef]
+
+
+class Summary(_Record):
+    updated_at: Timestamp
+    last_rewritten_from_range: Source | list[Source] | None = None
+
+
+MODELS: dict[Kind, type[_Record]] = {
+    Kind.DECISION: Decision,
+    Kind.REQUEST: Request,
+    Kind.KNOWLEDGE: Knowledge,
+    Kind.WORKFLOW: Workflow,
+    Kind.SUMMARY: Summary,
+}
+
+# The seeds spell `model_invocation` as `model_invokation`; accepted with a warning (spec 1 §3).
+FIELD_ALIASES: dict[str, str] = {"model_invokation": "model_invocation"}
+
+
+def record_sources(kind: Kind, meta: dict[str, Any]) -> list[Any]:
+    """The raw Source list a record carries (`sources`, or `last_sources` for knowledge)."""
+    key = "last_sources" if kind is Kind.KNOWLEDGE else "sources"
+    value = meta.get(key)
+    return value if isinstance(value, list) else []

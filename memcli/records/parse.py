@@ -1,0 +1,204 @@
+"""Parse a record file into frontmatter, body and field issues — never raising.
+
+Every way a file can be wrong (not UTF-8, binary, no frontmatter, YAML errors, duplicate keys, a
+list instead of a mapping, wrong field types) becomes data on the `ParsedRecord`, so the Linter can
+turn it into findings and go on with the other files. BOM and CRLF line ends are read cleanly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from memcli.records.models import FIELD_ALIASES, MODELS
+from memcli.workspace import Kind
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FENCE = re.compile(r"^---[ \t]*$")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
+_BINARY_PROBE = 8192
+
+
+@dataclass(frozen=True)
+class FieldIssue:
+    field: str  # top-level frontmatter key
+    problem: str  # "missing" | "invalid" | "unknown" | "deprecated" | "conflict"
+    message: str
+    line: int | None
+
+
+@dataclass
+class ParsedRecord:
+    path: str
+    kind: Kind | None
+    slug: str | None
+    text: str = ""
+    body: str = ""
+    meta: dict[str, Any] | None = None  # None when the frontmatter could not be read
+    parse_error: str | None = None
+    parse_line: int | None = None
+    key_lines: dict[str, int] = field(default_factory=dict)
+    issues: list[FieldIssue] = field(default_factory=list)
+    model: Any = None  # the validated pydantic model when the frontmatter is valid
+
+    @property
+    def ok(self) -> bool:
+        return self.parse_error is None
+
+    def line_of(self, key: str) -> int | None:
+        return self.key_lines.get(key)
+
+
+def _decode(data: bytes) -> tuple[str | None, str | None]:
+    if b"\x00" in data[:_BINARY_PROBE]:
+        return None, "binary file (contains NUL bytes); a record is UTF-8 Markdown"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); save the file as UTF-8"
+    return text.replace("\r\n", "\n").replace("\r", "\n"), None
+
+
+def _split(text: str) -> tuple[str, str, int] | str:
+    """(frontmatter, body, line number of the body's first line) or an error message."""
+    lines = text.split("\n")
+    if not lines or not _FENCE.match(lines[0]):
+        if not text.strip():
+            return "empty file; a record starts with a '---' frontmatter block"
+        return "no frontmatter; a record must start with a '---' line, YAML fields, and a closing '---'"
+    for i in range(1, len(lines)):
+        if _CLOSE.match(lines[i]):
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), i + 2
+    return "unterminated frontmatter: no closing '---' line after the opening one on line 1"
+
+
+def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[str]]:
+    """Top-level key → line (1-based, in file), and duplicate-key messages."""
+    lines: dict[str, int] = {}
+    duplicates: list[str] = []
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _ in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            line = key_node.start_mark.line + 2  # +1 for 1-based, +1 for the opening '---'
+            if key in lines:
+                duplicates.append(f"duplicate key {key!r} on lines {lines[key]} and {line}; keep one")
+            else:
+                lines[key] = line
+    return lines, duplicates
+
+
+def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]:
+    loader = _Loader(front)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}, None, None
+        key_lines, duplicates = _walk_lines(node)
+        if duplicates:
+            return None, key_lines, "; ".join(duplicates), None
+        return loader.construct_document(node), key_lines, None, None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 2 if mark else None
+        col = f", column {mark.column + 1}" if mark else ""
+        what = " ".join(p for p in (exc.context, exc.problem) if p)
+        return None, {}, f"YAML error on line {line}{col}: {what}", line
+    except yaml.YAMLError as exc:  # e.g. a reader error on a control character
+        return None, {}, f"YAML error: {exc}", None
+    finally:
+        loader.dispose()
+
+
+def _near_miss(key: str, known: set[str]) -> str | None:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    match = process.extractOne(
+        key.lower(), sorted(known), scorer=Levenshtein.distance, score_cutoff=max(2, len(key) // 4)
+    )
+    return match[0] if match else None
+
+
+def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
+    assert rec.kind is not None
+    model = MODELS[rec.kind]
+    known = set(model.model_fields)
+    values: dict[str, Any] = {}
+    for key, value in meta.items():
+        key_s = str(key)
+        line = rec.key_lines.get(key_s)
+        target = FIELD_ALIASES.get(key_s)
+        if target in known:
+            if target in meta:
+                rec.issues.append(
+                    FieldIssue(key_s, "conflict", f"both {target!r} and {key_s!r} are set; keep only {target!r}", line)
+                )
+                continue
+            rec.issues.append(
+                FieldIssue(key_s, "deprecated", f"{key_s!r} is the old spelling; rename it to {target!r}", line)
+            )
+            rec.key_lines.setdefault(target, line or 0)
+            values[target] = value
+        elif key_s in known:
+            values[key_s] = value
+        elif key_s in ("id", "name"):
+            rec.issues.append(
+                FieldIssue(key_s, "unknown", f"{key_s!r} is not a frontmatter field: the file name is the slug", line)
+            )
+        else:
+            guess = _near_miss(key_s, known)
+            hint = f"; did you mean {guess!r}?" if guess else " (kept; memcli ignores it)"
+            rec.issues.append(FieldIssue(key_s, "unknown", f"unknown field {key_s!r}{hint}", line))
+    try:
+        rec.model = model.model_validate(values)
+    except ValidationError as exc:
+        seen: set[str] = set()
+        for err in exc.errors():
+            loc = err["loc"]
+            top = str(loc[0]) if loc else "(frontmatter)"
+            if top in seen:  # one finding per field
+                continue
+            seen.add(top)
+            if err["type"] == "missing":
+                rec.issues.append(FieldIssue(top, "missing", f"required field {top!r} is missing", None))
+                continue
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
+            msg = err["msg"].removeprefix("Value error, ")
+            got = err.get("input")
+            shown = f" (got {got!r})" if not isinstance(got, (dict, list)) and got is not None else ""
+            rec.issues.append(
+                FieldIssue(top, "invalid", f"{top}{where}: {msg}{shown}", rec.key_lines.get(top))
+            )
+
+
+def parse_record(path: str, data: bytes, kind: Kind | None, slug: str | None) -> ParsedRecord:
+    rec = ParsedRecord(path, kind, slug)
+    text, error = _decode(data)
+    if text is None:
+        rec.parse_error = error
+        return rec
+    rec.text = text
+    split = _split(text)
+    if isinstance(split, str):
+        rec.parse_error = split
+        rec.parse_line = 1
+        return rec
+    front, rec.body, _ = split
+    meta, rec.key_lines, error, line = _load_yaml(front)
+    if error is not None:
+        rec.parse_error, rec.parse_line = error, line
+        return rec
+    if not isinstance(meta, dict):
+        what = "a list" if isinstance(meta, list) else f"a {type(meta).__name__} value"
+        rec.parse_error = f"the frontmatter is {what}; it must be a mapping of fields (key: value)"
+        rec.parse_line = 2
+        return rec
+    rec.meta = meta
+    if kind is not None:
+        _validate(rec, meta)
+    return rec

@@ -1,0 +1,159 @@
+"""Workspace discovery, the record layout, and the local state folder.
+
+A workspace is found like git finds its root: walk up from a directory to the first one that has
+`memory/` or a config file. Paths inside a workspace are handled as POSIX strings relative to the
+root (`memory/decisions/use-sqlite.md`), the same on every path (tool, commit, CI).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from memcli.config import CONFIG_FILE, Config, config_source, load_config
+from memcli.errors import WorkspaceNotFound
+
+STATE_DIR_ENV = "MEMCLI_STATE_DIR"
+STATE_DIR_NAME = ".memcli"
+STAGING_DIR = "memory/_staging"
+
+
+class Kind(enum.StrEnum):
+    SUMMARY = "summary"
+    DECISION = "decision"
+    REQUEST = "request"
+    KNOWLEDGE = "knowledge"
+    WORKFLOW = "workflow"
+
+
+# Folder of each kind whose files are `<folder>/<slug>.md`.
+KIND_DIRS: dict[Kind, str] = {
+    Kind.DECISION: "memory/decisions",
+    Kind.REQUEST: "memory/requests",
+    Kind.WORKFLOW: "memory/workflow",
+    Kind.KNOWLEDGE: "knowledge",
+}
+SUMMARY_PATH = "memory/summary.md"
+_DIR_KINDS = {d: k for k, d in KIND_DIRS.items()}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a workspace-relative path sits in the layout."""
+
+    kind: Kind | None  # None: no record lives here
+    slug: str | None = None
+    problem: str | None = None  # why it is not a record location (unknown-location)
+    ignored: bool = False  # staging, hidden files: not records and not findings
+
+
+def locate(rel: str) -> Location:
+    """Classify a workspace-relative POSIX path (of a file)."""
+    parts = PurePosixPath(rel).parts
+    if not parts or parts[0] not in ("memory", "knowledge"):
+        return Location(None, problem="outside memory/ and knowledge/", ignored=True)
+    if any(p.startswith(".") for p in parts):
+        return Location(None, ignored=True)  # .gitkeep, editor swap files
+    if rel.startswith(STAGING_DIR + "/"):
+        return Location(None, ignored=True)
+    if rel == SUMMARY_PATH:
+        return Location(Kind.SUMMARY, "summary")
+    parent = str(PurePosixPath(rel).parent)
+    name = parts[-1]
+    kind = _DIR_KINDS.get(parent)
+    if kind is None:
+        if parent == "memory":
+            return Location(None, problem="only summary.md lives directly in memory/")
+        return Location(
+            None,
+            problem=f"{parent}/ is not a record folder (use memory/decisions, memory/requests, "
+            "memory/workflow or knowledge)",
+        )
+    if not name.endswith(".md"):
+        return Location(None, problem=f"{parent}/ holds only <slug>.md record files")
+    return Location(kind, name[: -len(".md")])
+
+
+def record_path(kind: Kind, slug: str) -> str:
+    return SUMMARY_PATH if kind is Kind.SUMMARY else f"{KIND_DIRS[kind]}/{slug}.md"
+
+
+def find_root(start: Path) -> Path | None:
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        if (directory / "memory").is_dir() or (directory / CONFIG_FILE).is_file():
+            return directory
+        if (directory / "pyproject.toml").is_file() and config_source(directory) is not None:
+            return directory
+    return None
+
+
+@dataclass
+class Workspace:
+    root: Path
+    config: Config = field(default_factory=Config)
+
+    @classmethod
+    def open(cls, path: Path | None = None, *, search: bool = True) -> Workspace:
+        """The workspace at `path` (exactly, when given) or found above the current directory."""
+        if path is not None:
+            root = Path(path).resolve()
+            if not root.is_dir():
+                raise WorkspaceNotFound(f"workspace {path} is not a directory")
+        else:
+            found = find_root(Path.cwd()) if search else None
+            if found is None:
+                raise WorkspaceNotFound(
+                    "no memcli workspace here or above (no memory/ folder or memcli.toml); "
+                    "run `memcli init` or pass --workspace PATH"
+                )
+            root = found
+        return cls(root, load_config(root))
+
+    def abspath(self, rel: str) -> Path:
+        return self.root / rel
+
+    def relpath(self, path: Path) -> str:
+        """Workspace-relative POSIX path of `path` (absolute or relative to the current directory)."""
+        absolute = Path(os.path.abspath(path))
+        return absolute.relative_to(self.root).as_posix()
+
+    @cached_property
+    def state_dir(self) -> Path:
+        """Local, git-ignored state (index, ledger, run log, metrics); MEMCLI_STATE_DIR overrides."""
+        override = os.environ.get(STATE_DIR_ENV)
+        return Path(override) if override else self.root / STATE_DIR_NAME
+
+    @property
+    def staging_dir(self) -> Path:
+        return self.root / STAGING_DIR
+
+    def iter_files(self) -> list[str]:
+        """Every file and stray directory under memory/ and knowledge/, workspace-relative, sorted.
+
+        A directory that sits where a record file should be (`memory/decisions/x.md/`) is listed too,
+        so the Linter can report it. Symlinks are listed, never followed.
+        """
+        out: list[str] = []
+        for top in ("memory", "knowledge"):
+            base = self.root / top
+            if not base.is_dir() or base.is_symlink():
+                continue
+            for dirpath, dirnames, filenames in os.walk(base):
+                rel_dir = Path(dirpath).relative_to(self.root).as_posix()
+                if rel_dir == STAGING_DIR or rel_dir.startswith(STAGING_DIR + "/"):
+                    dirnames[:] = []
+                    continue
+                keep = []
+                for d in dirnames:
+                    if d.endswith(".md") or os.path.islink(os.path.join(dirpath, d)):
+                        out.append(f"{rel_dir}/{d}")
+                    elif not d.startswith("."):
+                        keep.append(d)
+                dirnames[:] = keep
+                out.extend(f"{rel_dir}/{f}" for f in filenames)
+        out.sort()
+        return out
