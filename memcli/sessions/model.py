@@ -1,0 +1,58 @@
+"""What every session adapter produces: entries with a stable index (the contract the rest of
+memcli — extract, source, metrics — is written against)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "tool", "system"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any] | str  # parsed JSON when the agent logged JSON (Codex logs a string)
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    content: str
+    call_id: str | None = None
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line (record) of a transcript. `index` is the 0-based line number in its file, so a
+    Source `{session_id, range: [a, b]}` names lines a..b of one file forever (agents append)."""
+
+    index: int
+    role: Role
+    text: str
+    timestamp: dt.datetime | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    # Not the human's own words: injected AGENTS.md / environment context, isMeta, slash-command
+    # expansions, tool results carried in user records.
+    injected: bool = False
+    sidechain: bool = False  # a subagent's entry
+    final: bool = False  # an assistant's final answer of a turn, when the agent marks it
+    tokens: int | None = None  # tokens this entry's API call used, when the agent logs usage
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    agent: str  # "claude-code" | "codex" | "gemini-cli" | "aider" | "memcli-jsonl"
+    session_id: str
+    path: Path
+    cwd: str | None = None
+    first_time: dt.datetime | None = None
+    last_time: dt.datetime | None = None
+    entries: int = 0
+    size: int = 0
+    skipped: int = 0  # unknown or corrupt lines, skipped and counted
+    extra: dict[str, Any] = field(default_factory=dict)
