@@ -81,6 +81,47 @@ def init(workspace: WorkspaceOpt = None) -> None:
     raise typer.Exit(run(workspace or Path.cwd()))
 
 
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Words to look for (any language; Japanese needs no spaces).")],
+    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="decision|request|knowledge|summary|workflow (repeatable)")] = None,  # noqa: UP045,E501
+    kind: Annotated[Optional[str], typer.Option("--kind", help="Knowledge kind: term|policy|rule|fact|howto")] = None,  # noqa: UP045,E501
+    status: Annotated[Optional[str], typer.Option("--status", help="Decision status: open|resolved|replaced")] = None,  # noqa: UP045,E501
+    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show replaced decisions too.")] = False,  # noqa: E501
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many hits to show.")] = 10,
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Ranked search over the records (BM25, typo-tolerant slugs, CJK substrings)."""
+    from memcli.search.run import run
+
+    raise typer.Exit(run(_open(workspace), query, types=types, kind=kind, status=status,
+                         include_replaced=include_replaced, limit=limit, as_json=as_json))
+
+
+@app.command("gc-report")
+def gc_report(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """GC candidates with a reason and evidence each (bloat, stale, duplicates, code drift); changes nothing."""
+    from memcli.gc.run import run
+
+    raise typer.Exit(run(_open(workspace), fmt=fmt))
+
+
+@app.command()
+def context(
+    budget: Annotated[Optional[int], typer.Option("--budget", help="Token budget (default: context.budget_tokens, 5000).")] = None,  # noqa: UP045,E501
+    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown|json")] = "markdown",
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
+    from memcli.context import run
+
+    raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
+
+
 def main(argv: list[str] | None = None) -> None:
     from memcli.boundary import run_guarded
 

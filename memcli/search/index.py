@@ -1,0 +1,230 @@
+"""The search index: an SQLite FTS5 database kept in step with the record files.
+
+Every query first calls `refresh()`: files are listed and stat-ed, and only those whose mtime or
+size changed (or whose mtime is too close to when they were read to be trusted — the "racy clean"
+case git also guards against) are read again; a file whose bytes hash the same is not re-parsed.
+Files gone from the listing are dropped, so a rename is a drop plus an add. The database is a cache:
+when it is corrupt, deleted, from another schema version or built for another root, it is thrown
+away and rebuilt without a word. Without a writable state folder the index lives in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.search.hit import SearchHit
+from memcli.search.records import IndexedRecord, read_record
+from memcli.search.text import TOKENIZER_VERSION
+from memcli.workspace import Workspace, locate
+
+SCHEMA_VERSION = 1
+_USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+_RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
+  status TEXT, description TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL,
+  model_invocation INTEGER, parse_error TEXT);
+CREATE VIRTUAL TABLE fts USING fts5(slug, description, body, tokenize = "unicode61 remove_diacritics 0");
+"""
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+
+def index_path(state_dir: Path, root: Path) -> Path:
+    """Where the index of the workspace at `root` lives: one file per root, so a scratch copy of a
+    workspace never shares (and thrashes) the real workspace's index when MEMCLI_STATE_DIR is set."""
+    digest = hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    return Path(state_dir) / "search" / f"index-{digest}.sqlite"
+
+
+def _connect(target: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(target, timeout=10, isolation_level=None)
+    conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is detected and rebuilt
+    return conn
+
+
+class SearchIndex:
+    """The index of the records under `root`; `db_path=None` keeps it in memory."""
+
+    def __init__(self, root: Path, db_path: Path | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.db_path = db_path
+        self._ws = Workspace(self.root)
+        self.conn = self._open()
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace) -> SearchIndex:
+        return cls(ws.root, index_path(ws.state_dir, ws.root))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- opening, validating, rebuilding -------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        if self.db_path is None:
+            return self._create(_connect(":memory:"))
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            conn = _connect(str(self.db_path))
+        except (OSError, sqlite3.Error):
+            self.db_path = None  # state folder not writable: still search, from memory
+            return self._create(_connect(":memory:"))
+        try:
+            if self._valid(conn):
+                return conn
+        except sqlite3.DatabaseError:
+            pass  # "file is not a database", a truncated page...
+        conn.close()
+        return self._rebuild_file()
+
+    def _valid(self, conn: sqlite3.Connection) -> bool:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != _USER_VERSION:
+            return False
+        row = conn.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        if row is None or row[0] != str(self.root):
+            return False
+        conn.execute("SELECT count(*) FROM docs").fetchone()
+        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
+        return True
+
+    def _rebuild_file(self) -> sqlite3.Connection:
+        assert self.db_path is not None
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+        return self._create(_connect(str(self.db_path)))
+
+    def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
+        conn.execute(f"PRAGMA user_version = {_USER_VERSION}")
+        return conn
+
+    def recover(self) -> None:
+        """Throw the index away and start again (after a DatabaseError mid-query)."""
+        self.conn.close()
+        self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
+
+    # -- incremental refresh -----------------------------------------------------------------
+    def _listing(self) -> dict[str, os.stat_result]:
+        out: dict[str, os.stat_result] = {}
+        for rel in self._ws.iter_files():
+            if locate(rel).kind is None:
+                continue
+            try:
+                st = os.lstat(self.root / rel)
+            except OSError:
+                continue
+            if os.path.isfile(self.root / rel) and not os.path.islink(self.root / rel):
+                out[rel] = st
+        return out
+
+    def refresh(self) -> RefreshStats:
+        try:
+            return self._refresh()
+        except sqlite3.DatabaseError:
+            self.recover()
+            return self._refresh()
+
+    def _refresh(self) -> RefreshStats:
+        files = self._listing()
+        known = {
+            row[0]: row[1:]
+            for row in self.conn.execute("SELECT path, id, mtime_ns, size, checked_ns, hash FROM docs")
+        }
+        gone = [known[p][0] for p in known.keys() - files.keys()]
+        todo: list[tuple[str, os.stat_result]] = []
+        unchanged = 0
+        for rel, st in files.items():
+            old = known.get(rel)
+            if old and old[1] == st.st_mtime_ns and old[2] == st.st_size and old[3] - old[1] > _RACY_NS:
+                unchanged += 1
+            else:
+                todo.append((rel, st))
+        if not gone and not todo:
+            return RefreshStats(unchanged=unchanged)
+        added = updated = 0
+        now = time.time_ns()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for doc_id in gone:
+                self.conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
+                self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+            for rel, st in todo:
+                try:
+                    data = (self.root / rel).read_bytes()
+                except OSError:
+                    continue  # vanished or unreadable between listing and reading: next refresh
+                digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+                old = known.get(rel)
+                if old and old[4] == digest:
+                    self.conn.execute(
+                        "UPDATE docs SET mtime_ns = ?, size = ?, checked_ns = ? WHERE id = ?",
+                        (st.st_mtime_ns, st.st_size, now, old[0]),
+                    )
+                    unchanged += 1
+                    continue
+                self._store(read_record(rel, data), old[0] if old else None, st, now, digest)
+                updated += bool(old)
+                added += not old
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return RefreshStats(added, updated, len(gone), unchanged)
+
+    def _store(self, rec: IndexedRecord, doc_id: int | None, st: os.stat_result, now: int,
+               digest: str) -> None:
+        if doc_id is not None:
+            self.conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
+            self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+        cur = self.conn.execute(
+            "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status, description,"
+            " summary, body, model_invocation, parse_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (rec.path, st.st_mtime_ns, st.st_size, now, digest, rec.type, rec.slug, rec.kind, rec.status,
+             rec.description, rec.summary, rec.body, rec.model_invocation, rec.parse_error),
+        )
+        self.conn.execute(
+            "INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
+            (cur.lastrowid, rec.slug_terms, rec.description_terms, rec.body_terms),
+        )
+
+    def search(self, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
+               status: str | None = None, include_replaced: bool = False, limit: int = 10) -> list[SearchHit]:
+        """Refresh, then rank (see memcli.search.rank); a database that breaks mid-query is rebuilt."""
+        from memcli.search.rank import rank
+
+        self.refresh()
+        kwargs = dict(types=types, kind=kind, status=status, include_replaced=include_replaced, limit=limit)
+        try:
+            return rank(self, query, **kwargs)
+        except sqlite3.DatabaseError:
+            self.recover()
+            self.refresh()
+            return rank(self, query, **kwargs)
+
+    def counts(self) -> tuple[int, int]:
+        """(records indexed, of which not valid records)."""
+        row = self.conn.execute("SELECT count(*), count(parse_error) FROM docs").fetchone()
+        return row[0], row[1]

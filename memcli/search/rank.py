@@ -1,0 +1,92 @@
+"""Ranking: BM25 over (slug, description, body) with field weights, plus typo-tolerant slug matches.
+
+FTS5's bm25() is negated (lower is better) and turned into a positive score. A slug that is close to
+the whole query by edit distance (rapidfuzz, ≥ SLUG_CUTOFF) adds up to the best BM25 score of the
+query, so `memcli search use-sqlte-wal` still puts `use-sqlite-wal` first.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from memcli.search.hit import SearchHit
+from memcli.search.snippet import make_snippet
+from memcli.search.text import fts_query, normalize, query_groups
+
+if TYPE_CHECKING:
+    from memcli.search.index import SearchIndex
+
+WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
+SLUG_CUTOFF = 80.0
+_CANDIDATES = 200
+_NON_SLUG = re.compile(r"[^\w]+")
+
+
+def _filters(types: Iterable[str] | None, kind: str | None, status: str | None,
+             include_replaced: bool) -> tuple[str, list[object]]:
+    sql: list[str] = []
+    args: list[object] = []
+    if types:
+        wanted = sorted(set(types))
+        sql.append(f"d.type IN ({','.join('?' * len(wanted))})")
+        args += wanted
+    if kind:
+        sql.append("d.kind = ?")
+        args.append(kind)
+    if status:
+        sql.append("d.status = ?")
+        args.append(status)
+    elif not include_replaced:
+        sql.append("(d.status IS NULL OR d.status != 'replaced')")
+    return "".join(f" AND {s}" for s in sql), args
+
+
+def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object]) -> dict[int, float]:
+    from rapidfuzz import fuzz, process
+
+    wanted = _NON_SLUG.sub("-", normalize(query)).strip("-")
+    if len(wanted) < 4 or len(wanted) > 80:
+        return {}
+    rows = index.conn.execute(f"SELECT d.id, d.slug FROM docs d WHERE 1 = 1{where}", args).fetchall()
+    choices = {doc_id: slug for doc_id, slug in rows}
+    found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=SLUG_CUTOFF, limit=20)
+    return {doc_id: score / 100.0 for _, score, doc_id in found}
+
+
+def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
+         status: str | None = None, include_replaced: bool = False, limit: int = 10,
+         weights: tuple[float, float, float] = WEIGHTS) -> list[SearchHit]:
+    """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it)."""
+    groups = query_groups(query)
+    if not groups or limit <= 0:
+        return []
+    where, args = _filters(types, kind, status, include_replaced)
+    sql = (
+        "SELECT d.id, -bm25(fts, ?, ?, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid"
+        f" WHERE fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
+    )
+    try:
+        scores = dict(index.conn.execute(sql, [*weights, fts_query(groups), *args, max(limit, _CANDIDATES)]))
+    except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
+        scores = {}
+    top = max(scores.values(), default=1.0)
+    for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
+        scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
+    best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [_hit(index, doc_id, score, query) for doc_id, score in best]
+
+
+def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
+    row = index.conn.execute(
+        "SELECT slug, path, type, summary, body, kind, status, model_invocation, parse_error"
+        " FROM docs WHERE id = ?", (doc_id,)
+    ).fetchone()
+    slug, path, type_, summary, body, kind, status, invocation, error = row
+    return SearchHit(
+        slug=slug, path=path, type=type_, score=score, description=summary,
+        snippet=make_snippet(body, query), kind=kind, status=status,
+        model_invocation=None if invocation is None else bool(invocation), parse_error=error,
+    )

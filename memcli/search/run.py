@@ -1,0 +1,46 @@
+"""`memcli search QUERY`: check the arguments, search, print."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+
+from memcli.errors import EXIT_OK, UsageError
+from memcli.search.index import SearchIndex
+from memcli.search.render import render_json, render_table
+from memcli.search.text import query_groups
+from memcli.workspace import Kind, Workspace
+
+TYPES = tuple(k.value for k in Kind)
+KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
+STATUSES = ("open", "resolved", "replaced")
+
+
+def _check(value: str | None, allowed: tuple[str, ...], option: str) -> None:
+    if value is not None and value not in allowed:
+        raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
+
+
+def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kind: str | None = None,
+        status: str | None = None, include_replaced: bool = False, limit: int = 10, as_json: bool = False,
+        console: Console | None = None) -> int:
+    if not query.strip():
+        raise UsageError("empty query; give some words to search for, e.g. memcli search 'sqlite backup'")
+    if not query_groups(query):
+        raise UsageError(f"the query {query[:40]!r} has no letters or digits to search for")
+    for value in types or []:
+        _check(value, TYPES, "--type")
+    _check(kind, KNOWLEDGE_KINDS, "--kind")
+    _check(status, STATUSES, "--status")
+    if limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {limit})")
+    with SearchIndex.for_workspace(workspace) as index:
+        hits = index.search(query, types=types or None, kind=kind, status=status,
+                            include_replaced=include_replaced, limit=limit)
+        broken = index.counts()[1]
+    if as_json:
+        sys.stdout.write(render_json(hits) + "\n")
+    else:
+        render_table(hits, console or Console(), broken=broken)
+    return EXIT_OK

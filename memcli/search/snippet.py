@@ -1,0 +1,58 @@
+"""A short excerpt of a record body around the first query match, with matches marked."""
+
+from __future__ import annotations
+
+import re
+
+from memcli.search.hit import MARK_CLOSE, MARK_OPEN
+from memcli.search.text import highlight_matchers, normalize, stem
+
+_WORD = re.compile(r"[^\W_]+")
+_WIDTH = 160
+
+
+def _spans(text: str, query: str) -> list[tuple[int, int]]:
+    stems, runs = highlight_matchers(query)
+    folded = normalize(text)
+    if len(folded) != len(text):  # NFKC changed lengths (ligatures...): positions would drift
+        folded = text.casefold() if len(text.casefold()) == len(text) else text
+    spans: list[tuple[int, int]] = []
+    if stems:
+        for m in _WORD.finditer(folded):
+            word = m.group()
+            if word.isascii() and stem(word) in stems:
+                spans.append(m.span())
+    for run in runs:
+        for m in re.finditer(re.escape(run), folded):
+            spans.append(m.span())
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def make_snippet(body: str, query: str, width: int = _WIDTH) -> str:
+    """One line of at most about `width` characters; the body's start when nothing matches."""
+    text = " ".join(body.split())
+    spans = _spans(text, query)
+    if not spans:
+        return text[:width] + ("…" if len(text) > width else "")
+    first = spans[0][0]
+    start = max(0, first - width // 4)
+    end = min(len(text), start + width)
+    start = max(0, min(start, end - width))
+    out: list[str] = ["…" if start > 0 else ""]
+    pos = start
+    for s, e in spans:
+        if s < start or e > end:
+            continue
+        out += [text[pos:s], MARK_OPEN, text[s:e], MARK_CLOSE]
+        pos = e
+    out.append(text[pos:end])
+    if end < len(text):
+        out.append("…")
+    return "".join(out)
