@@ -1,0 +1,56 @@
+"""Helpers for consolidation tests: a workspace inside a temp git repo, staging files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+from pathlib import Path
+
+from memcli.staging import StagingFile
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def init_repo(root: Path) -> Path:
+    """Turn `root` (a workspace) into a git repo with everything committed."""
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text("/memory/_staging/\n/.memcli/\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under memory/ (staging included) and knowledge/, for before/after comparisons."""
+    out = {}
+    for top in ("memory", "knowledge"):
+        for path in sorted((root / top).rglob("*")):
+            if path.is_file():
+                rel = path.relative_to(root).as_posix()
+                if rel.endswith(".lock.guard"):
+                    continue
+                out[rel] = path.read_bytes()
+    return out
+
+
+def write_staging(root: Path, staging_id: str, session: str, rng: tuple[int, int], items: dict) -> Path:
+    data = StagingFile(
+        id=staging_id,
+        agent="claude-code",
+        source={"session_id": session, "range": list(rng)},
+        model="openai/fake",
+        prompt_version="test",
+        created_at=dt.datetime(2026, 5, 20, 10, 0, tzinfo=dt.UTC),
+        items=items,
+    )
+    path = root / "memory" / "_staging" / f"{staging_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data.model_dump(mode="json"), ensure_ascii=False), encoding="utf-8")
+    return path

@@ -1,0 +1,129 @@
+"""The apply step: all files or none, one commit, staging removed only after it; crash recovery."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+
+import pytest
+from consolidate.helpers import git, head, init_repo, snapshot, write_staging
+
+from memcli.consolidate import gitops, journal
+from memcli.consolidate.scratch import FileChange
+from memcli.workspace import Workspace
+
+DEC = "memory/decisions/use-sqlite-wal.md"
+NEW = "memory/requests/new-request.md"
+
+
+@pytest.fixture
+def repo_ws(example_ws):
+    init_repo(example_ws)
+    write_staging(example_ws, "s1", "sess", (0, 3), {})
+    return Workspace.open(example_ws)
+
+
+def _changes(ws):
+    old = ws.abspath(DEC).read_bytes()
+    return [
+        FileChange(DEC, old, old.replace(b"Use SQLite", b"Use SQLite (edited)")),
+        FileChange(NEW, None, b"new request body\n"),
+        FileChange("knowledge/wal-mode.md", ws.abspath("knowledge/wal-mode.md").read_bytes(), None),
+    ]
+
+
+def test_apply_commits_once_and_removes_consumed_staging(repo_ws):
+    ws = repo_ws
+    before_head = head(ws.root)
+    files = _changes(ws)
+    repo = gitops.open_repo(ws)
+    out = journal.apply(ws, files, run_id="r1", consumed=["s1"], repo=repo, message="m\n\nMemcli-Run: r1\n")
+    assert out.sha == head(ws.root) != before_head
+    assert git(ws.root, "rev-list", "--count", f"{before_head}..HEAD").strip() == "1"
+    assert ws.abspath(NEW).read_bytes() == b"new request body\n"
+    assert not ws.abspath("knowledge/wal-mode.md").exists()
+    assert not (ws.staging_dir / "s1.json").exists()
+    assert not journal.journal_path(ws).exists()
+    assert git(ws.root, "status", "--porcelain").strip() == ""
+
+
+def test_rejecting_pre_commit_hook_rolls_everything_back(repo_ws):
+    ws = repo_ws
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'policy: no memory commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before, before_head = snapshot(ws.root), head(ws.root)
+    with pytest.raises(journal.ApplyFailed, match="no memory commits today") as err:
+        journal.apply(ws, _changes(ws), run_id="r1", consumed=["s1"], repo=gitops.open_repo(ws), message="m")
+    assert "put back" in str(err.value)
+    assert snapshot(ws.root) == before and head(ws.root) == before_head
+    assert git(ws.root, "status", "--porcelain").strip() == ""
+
+
+@pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
+def test_write_failure_mid_apply_restores_files(repo_ws):
+    ws = repo_ws
+    folder = ws.abspath("memory/requests")
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("filesystem does not support the immutable attribute")
+    try:
+        before, before_head = snapshot(ws.root), head(ws.root)
+        with pytest.raises(journal.ApplyFailed, match="cannot write memory/requests/new-request.md"):
+            repo = gitops.open_repo(ws)
+            journal.apply(ws, _changes(ws), run_id="r1", consumed=["s1"], repo=repo, message="m")
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    assert snapshot(ws.root) == before and head(ws.root) == before_head
+
+
+def _fake_crash_journal(ws, phase="applying", commit=True):
+    """What a process killed in the middle of apply leaves: the journal, and the first file written."""
+    files = _changes(ws)
+    data = {
+        "run_id": "dead", "pid": 999_999_999, "host": "h", "phase": phase, "commit": commit,
+        "consumed": ["s1"],
+        "files": [
+            {"path": c.path, "old": c.old and base64.b64encode(c.old).decode(),
+             "new": c.new and base64.b64encode(c.new).decode()}
+            for c in files
+        ],
+    }
+    journal.journal_path(ws).write_text(json.dumps(data))
+    return files
+
+
+def test_recover_rolls_back_half_applied_run(repo_ws):
+    ws = repo_ws
+    before, before_head = snapshot(ws.root), head(ws.root)
+    files = _fake_crash_journal(ws)
+    ws.abspath(DEC).write_bytes(files[0].new)  # killed after the first write
+    message = journal.recover(ws)
+    assert "rolled back" in message
+    assert snapshot(ws.root) == before and head(ws.root) == before_head
+    assert journal.recover(ws) is None
+
+
+def test_recover_completes_run_whose_commit_exists(repo_ws):
+    ws = repo_ws
+    files = _fake_crash_journal(ws)
+    for c in files:
+        p = ws.abspath(c.path)
+        p.unlink() if c.new is None else p.write_bytes(c.new)
+    git(ws.root, "add", "-A", "memory", "knowledge")
+    git(ws.root, "commit", "-q", "-m", "consolidate\n\nMemcli-Run: dead")
+    message = journal.recover(ws)
+    assert "completed" in message
+    assert not (ws.staging_dir / "s1.json").exists()
+    assert ws.abspath(NEW).read_bytes() == b"new request body\n"
+
+
+def test_recover_completes_no_commit_run_marked_applied(repo_ws):
+    ws = repo_ws
+    files = _fake_crash_journal(ws, phase="applied", commit=False)
+    for c in files:
+        p = ws.abspath(c.path)
+        p.unlink() if c.new is None else p.write_bytes(c.new)
+    assert "completed" in journal.recover(ws)
+    assert not (ws.staging_dir / "s1.json").exists()

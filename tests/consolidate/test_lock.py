@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from memcli.consolidate import lock
+from memcli.workspace import Workspace
+
+
+def _ws(tmp_path):
+    (tmp_path / "memory" / "_staging").mkdir(parents=True)
+    return Workspace(tmp_path)
+
+
+def test_acquire_writes_owner_and_consumed_ids(tmp_path):
+    ws = _ws(tmp_path)
+    info = lock.acquire(ws, "run1", ["a", "b"])
+    data = json.loads(lock.lock_path(ws).read_text())
+    assert data["pid"] == os.getpid() and data["host"] == socket.gethostname()
+    assert data["consumed"] == ["a", "b"] and data["run_id"] == "run1"
+    assert lock.read_lock(ws) == info
+
+
+def test_live_lock_refuses_second_run_with_exit_code_4(tmp_path):
+    ws = _ws(tmp_path)
+    lock.acquire(ws, "run1", [])
+    with pytest.raises(lock.LockHeld) as err:
+        lock.acquire(ws, "run2", [])
+    assert err.value.exit_code == lock.EXIT_LOCKED == 4
+    assert f"pid {os.getpid()}" in str(err.value)
+
+
+def test_lock_of_dead_process_is_reclaimed(tmp_path):
+    ws = _ws(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()  # reaped: the pid no longer exists
+    host = socket.gethostname()
+    stale = {"pid": proc.pid, "host": host, "started_at": "x", "run_id": "old", "consumed": []}
+    lock.lock_path(ws).write_text(json.dumps(stale))
+    info = lock.acquire(ws, "new", ["c"])
+    assert lock.read_lock(ws) == info and info.run_id == "new"
+
+
+def test_lock_from_other_host_is_never_reclaimed(tmp_path):
+    ws = _ws(tmp_path)
+    other = {"pid": 1, "host": "elsewhere.invalid", "started_at": "x", "run_id": "old", "consumed": []}
+    lock.lock_path(ws).write_text(json.dumps(other))
+    with pytest.raises(lock.LockHeld, match="elsewhere.invalid"):
+        lock.acquire(ws, "new", [])
+
+
+def test_release_leaves_someone_elses_lock(tmp_path):
+    ws = _ws(tmp_path)
+    mine = lock.acquire(ws, "run1", [])
+    lock.lock_path(ws).unlink()
+    theirs = lock.acquire(ws, "run2", [])
+    lock.release(ws, mine)
+    assert lock.read_lock(ws) == theirs
+    lock.release(ws, theirs)
+    assert not lock.lock_path(ws).exists()
+
+
+def test_update_records_new_consumed_set(tmp_path):
+    ws = _ws(tmp_path)
+    info = lock.update(ws, lock.acquire(ws, "r", ["a"]), ["b", "c"])
+    assert lock.read_lock(ws).consumed == ("b", "c") == info.consumed
