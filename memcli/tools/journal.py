@@ -1,0 +1,29 @@
+"""The ordered record of what a tool session changed, for the consolidation commit message."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+JournalOp = Literal["create", "replace", "edit", "delete"]
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    op: JournalOp
+    path: str
+    reason: str
+    category: str | None  # outdated | superseded | unused | noisy (GC phase), else usually None
+    size_before: int | None  # characters; None: the file did not exist
+    size_after: int | None  # characters; None: the file was deleted
+    phase: str = "integration"
+
+    def line(self) -> str:
+        """One commit-message line: `edit memory/decisions/x.md [superseded] 1200→800 chars: why`."""
+        before = "-" if self.size_before is None else str(self.size_before)
+        after = "-" if self.size_after is None else str(self.size_after)
+        tag = f" [{self.category}]" if self.category else ""
+        return f"{self.op} {self.path}{tag} {before}→{after} chars: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,180 @@
+"""Rules the tools enforce in code, whatever the prompt says (spec 2 §3, Phase 2 seed).
+
+- every mutating call says why (`reason`); in the GC phase also which category it falls in;
+- a decision is never deleted (it becomes `status: replaced` + `replaced_by`), nor is the summary;
+- a new knowledge file derives from a Source in the knowledge-candidate report;
+- a record used often (explicit invokes per million tokens at or above `metrics.protect_rate`) is
+  not deleted nor shrunk by more than half — skipped entirely while no metrics exist.
+Each check returns Violations, so they join the Linter's findings in one refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memcli.records.models import Source, record_sources
+from memcli.records.parse import ParsedRecord
+from memcli.tools.result import Violation
+from memcli.tools.schemas import CATEGORIES
+from memcli.workspace import Kind, locate
+
+SourceKey = tuple[str, int, int]
+
+
+def source_key(value: Any) -> SourceKey:
+    """(session_id, start, end) from a Source, a dict like the frontmatter's, or a 3-tuple."""
+    if isinstance(value, Source):
+        return value.key
+    if isinstance(value, Mapping):
+        start, end = value["range"]
+        return (str(value["session_id"]), int(start), int(end))
+    session_id, start, end = value
+    return (str(session_id), int(start), int(end))
+
+
+def source_keys(values: Iterable[Any] | None) -> frozenset[SourceKey] | None:
+    return None if values is None else frozenset(source_key(v) for v in values)
+
+
+def _raw_keys(raw: list[Any]) -> set[SourceKey]:
+    keys = set()
+    for item in raw:
+        try:
+            keys.add(source_key(item))
+        except (KeyError, TypeError, ValueError):
+            continue  # malformed Sources are the Linter's finding, not ours
+    return keys
+
+
+def check_reason(reason: Any, category: Any, phase: str) -> list[Violation]:
+    out = []
+    if not isinstance(reason, str) or not reason.strip():
+        out.append(
+            Violation(
+                "reason-required",
+                "say why in `reason` (one sentence; it goes into the commit message)",
+                field="reason",
+            )
+        )
+    if category is None:
+        if phase == "gc":
+            out.append(
+                Violation(
+                    "category-required",
+                    f"the GC phase needs a `category`: one of {' | '.join(CATEGORIES)}",
+                    field="category",
+                )
+            )
+    elif category not in CATEGORIES:
+        out.append(
+            Violation(
+                "invalid-category",
+                f"category {category!r} is not one of {' | '.join(CATEGORIES)}",
+                field="category",
+            )
+        )
+    return out
+
+
+def check_delete_kind(path: str) -> list[Violation]:
+    kind = locate(path).kind
+    if kind is Kind.DECISION:
+        return [
+            Violation(
+                "decision-delete",
+                "decisions are never deleted; use memory_edit to set `status: replaced` and "
+                "`replaced_by: <slug of the decision that replaces it>`",
+                path,
+            )
+        ]
+    if kind is Kind.SUMMARY:
+        return [
+            Violation(
+                "summary-delete",
+                "memory/summary.md always exists; rewrite it with memory_write mode=replace instead",
+                path,
+            )
+        ]
+    return []
+
+
+def check_new_knowledge(
+    path: str, new: ParsedRecord, candidates: frozenset[SourceKey] | None
+) -> list[Violation]:
+    """A knowledge file created by this call must cite a Source from the knowledge-candidate report."""
+    if candidates is None:
+        return []
+    if not candidates:
+        return [
+            Violation(
+                "knowledge-not-candidate",
+                "no knowledge-candidate report Sources were given to this run, so no new knowledge "
+                "file may be created; update an existing knowledge record (knowledge_search) or "
+                "record this as a decision or request",
+                path,
+                field="last_sources",
+            )
+        ]
+    cited = _raw_keys(record_sources(Kind.KNOWLEDGE, new.meta or {}))
+    if cited & candidates:
+        return []
+    listed = ", ".join(f"{s}:{a}-{b}" for s, a, b in sorted(candidates)[:5])
+    return [
+        Violation(
+            "knowledge-not-candidate",
+            f"a new knowledge file must cite in last_sources a Source from the knowledge-candidate "
+            f"report ({listed}); otherwise update an existing knowledge record",
+            path,
+            new.line_of("last_sources"),
+            "last_sources",
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class Protection:
+    """Usage-based protection: `rates` maps a slug or a path to explicit invokes per million tokens."""
+
+    rates: Mapping[str, float] | None
+    threshold: float
+
+    def rate(self, path: str) -> float | None:
+        if not self.rates:
+            return None  # no metrics yet: be conservative by not guessing (seed: skip the threshold)
+        if path in self.rates:
+            return self.rates[path]
+        slug = locate(path).slug
+        return self.rates.get(slug) if slug is not None else None
+
+    def _protected(self, path: str) -> float | None:
+        rate = self.rate(path)
+        return rate if rate is not None and rate >= self.threshold else None
+
+    def check_delete(self, path: str) -> list[Violation]:
+        rate = self._protected(path)
+        if rate is None:
+            return []
+        return [
+            Violation(
+                "protected-record",
+                f"{path} is used often ({rate:g} explicit invokes per million tokens, protection "
+                f"threshold {self.threshold:g}); it cannot be deleted — trim or merge into it instead",
+                path,
+            )
+        ]
+
+    def check_shrink(self, path: str, before: int, after: int) -> list[Violation]:
+        rate = self._protected(path)
+        if rate is None or after * 2 >= before:
+            return []
+        return [
+            Violation(
+                "protected-record",
+                f"{path} is used often ({rate:g} explicit invokes per million tokens, threshold "
+                f"{self.threshold:g}); it may shrink by at most half ({before} → at least "
+                f"{(before + 1) // 2} characters, proposed {after})",
+                path,
+            )
+        ]

@@ -1,0 +1,85 @@
+"""What a tool call returns: a small value the Python caller can inspect and the model can read.
+
+A refused call carries every violation at once (lint findings and the tools' own rules alike), each
+with code, path, line, field and a message that says what to do, so the model fixes all of them in
+one turn instead of discovering them one by one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.lint import Finding
+
+
+@dataclass(frozen=True)
+class Violation:
+    code: str
+    message: str  # says what to do
+    path: str | None = None
+    line: int | None = None
+    field: str | None = None
+    severity: str = "error"
+
+    @classmethod
+    def of(cls, finding: Finding) -> Violation:
+        return cls(
+            finding.code, finding.message, finding.path, finding.line, finding.field, str(finding.severity)
+        )
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code, "severity": self.severity, "message": self.message}
+        for key in ("path", "line", "field"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    ok: bool
+    message: str
+    error: str | None = None  # kind of failure: "refused" (violations), "path", "arguments", "not-found", ...
+    violations: tuple[Violation, ...] = ()  # errors that blocked the call
+    warnings: tuple[Violation, ...] = ()  # findings that did not block it
+    data: dict[str, Any] = field(default_factory=dict)  # tool-specific payload (content, hits, ...)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok}
+        if self.error is not None:
+            out["error"] = self.error
+        out["message"] = self.message
+        if self.violations:
+            out["violations"] = [v.to_dict() for v in self.violations]
+        if self.warnings:
+            out["warnings"] = [v.to_dict() for v in self.warnings]
+        out.update(self.data)
+        return out
+
+    def to_json(self) -> str:
+        # ensure_ascii=False: Japanese records reach the model as text, not \u escapes (and cost fewer tokens)
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str)
+
+
+def success(message: str, warnings: list[Violation] | tuple[Violation, ...] = (), **data: Any) -> ToolResult:
+    return ToolResult(True, message, warnings=tuple(warnings), data=data)
+
+
+def failure(error: str, message: str, **data: Any) -> ToolResult:
+    return ToolResult(False, message, error=error, data=data)
+
+
+def refused(tool: str, violations: list[Violation], warnings: list[Violation]) -> ToolResult:
+    n = len(violations)
+    noun = "violation" if n == 1 else "violations"
+    message = (
+        f"{tool} refused: {n} {noun}; nothing was written. Fix every violation listed and call {tool} again."
+    )
+    return ToolResult(False, message, error="refused", violations=tuple(violations), warnings=tuple(warnings))

@@ -1,0 +1,195 @@
+"""The tool-calling schemas (OpenAI / litellm `tools=` format) and a small argument checker.
+
+The checker covers exactly the JSON Schema subset used here (object, required, no extra keys,
+string / integer / boolean / array types, enum, minimum) so a model's malformed call becomes an
+error result it can read, without a jsonschema dependency.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+CATEGORIES = ("outdated", "superseded", "unused", "noisy")
+PHASES = ("integration", "gc")
+MEMORY_TYPES = ("summary", "decision", "request", "workflow")
+KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
+
+_PATH = {
+    "type": "string",
+    "description": "Workspace-relative path: memory/summary.md, memory/decisions/<slug>.md, "
+    "memory/requests/<slug>.md, memory/workflow/<slug>.md (read-only) or knowledge/<slug>.md.",
+}
+_REASON = {
+    "type": "string",
+    "description": "Why you make this change, one sentence (goes into the commit message).",
+}
+_CATEGORY = {
+    "type": "string",
+    "enum": list(CATEGORIES),
+    "description": "GC phase only (required there): outdated | superseded | unused | noisy.",
+}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "description": "Most hits to return (default 10)."}
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+_TOOLS: list[dict[str, Any]] = [
+    _tool(
+        "memory_read",
+        "Read a record (or list a folder such as memory/decisions). Returns the exact file text, its line "
+        "count, and its size against its size cap. Optional 1-based inclusive line range.",
+        {
+            "path": _PATH,
+            "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
+            "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)."},
+        },
+        ["path"],
+    ),
+    _tool(
+        "memory_write",
+        "Create a new record or replace a whole record. `content` is the complete file: YAML frontmatter "
+        "between '---' lines, then the Markdown body. mode=create fails if the file exists "
+        "(edit it instead); "
+        "mode=replace fails if it does not. The content is linted first: on any error nothing is written and "
+        "every violation comes back at once. Sources must be copied exactly from the Sources you were given.",
+        {
+            "path": _PATH,
+            "content": {"type": "string", "description": "The complete file text."},
+            "mode": {"type": "string", "enum": ["create", "replace"]},
+            "reason": _REASON,
+            "category": _CATEGORY,
+        },
+        ["path", "content", "mode", "reason"],
+    ),
+    _tool(
+        "memory_edit",
+        "Replace an exact piece of text in a record. old_string must occur exactly once (or set "
+        "replace_all); include surrounding lines to make it unique. The edited file is linted first: on any "
+        "error nothing is written and every violation comes back at once.",
+        {
+            "path": _PATH,
+            "old_string": {
+                "type": "string",
+                "description": "Exact text to replace, as read (no line numbers).",
+            },
+            "new_string": {"type": "string", "description": "Replacement text (may be empty to delete)."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+            "reason": _REASON,
+            "category": _CATEGORY,
+        },
+        ["path", "old_string", "new_string", "reason"],
+    ),
+    _tool(
+        "memory_delete",
+        "Delete a request, knowledge or other non-decision record. Decisions are never deleted: set "
+        "`status: replaced` and `replaced_by: <slug>` with memory_edit instead. Frequently used records "
+        "are protected.",
+        {"path": _PATH, "reason": _REASON, "category": _CATEGORY},
+        ["path", "reason"],
+    ),
+    _tool(
+        "memory_search",
+        "Search memory records (summary, decisions, requests, workflows) by words. Returns slug, path, "
+        "type, status and a snippet per hit, best first. Replaced decisions are left out unless asked for.",
+        {
+            "query": {"type": "string", "description": "Words to look for (any language)."},
+            "types": {"type": "array", "items": {"type": "string", "enum": list(MEMORY_TYPES)}},
+            "status": {"type": "string", "enum": ["open", "resolved", "replaced"]},
+            "include_replaced": {"type": "boolean"},
+            "limit": _LIMIT,
+        },
+        ["query"],
+    ),
+    _tool(
+        "knowledge_search",
+        "Search knowledge/ records by words. Returns slug, path, description, kind, model_invocation and a "
+        "snippet per hit, best first: use it to find the record to merge into before creating a new one.",
+        {
+            "query": {"type": "string", "description": "Words to look for (any language)."},
+            "kind": {"type": "string", "enum": list(KNOWLEDGE_KINDS)},
+            "limit": _LIMIT,
+        },
+        ["query"],
+    ),
+]
+
+TOOL_NAMES: tuple[str, ...] = tuple(t["function"]["name"] for t in _TOOLS)
+MUTATING = ("memory_write", "memory_edit", "memory_delete")
+
+
+def tool_schemas(phase: str = "integration") -> list[dict[str, Any]]:
+    """Fresh copies of the schemas; in the GC phase `category` is required on mutating tools."""
+    out = copy.deepcopy(_TOOLS)
+    if phase == "gc":
+        for tool in out:
+            fn = tool["function"]
+            if fn["name"] in MUTATING:
+                fn["parameters"]["required"].append("category")
+    return out
+
+
+def schema_of(name: str) -> dict[str, Any] | None:
+    for tool in _TOOLS:
+        if tool["function"]["name"] == name:
+            return tool["function"]["parameters"]
+    return None
+
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "boolean": (bool,),
+    "array": (list,),
+}
+
+
+def _type_ok(kind: str, value: Any) -> bool:
+    if kind in ("integer",) and isinstance(value, bool):
+        return False  # JSON true is not an integer
+    return isinstance(value, _PY_TYPES[kind])
+
+
+def _check_value(name: str, spec: dict[str, Any], value: Any) -> list[str]:
+    kind = spec.get("type")
+    if kind and not _type_ok(kind, value):
+        return [f"{name}: expected {kind}, got {type(value).__name__}"]
+    problems: list[str] = []
+    if "enum" in spec and value not in spec["enum"]:
+        problems.append(f"{name}: {value!r} is not one of {', '.join(map(str, spec['enum']))}")
+    if "minimum" in spec and value < spec["minimum"]:
+        problems.append(f"{name}: {value} is below the minimum {spec['minimum']}")
+    if "maximum" in spec and value > spec["maximum"]:
+        problems.append(f"{name}: {value} is above the maximum {spec['maximum']}")
+    if kind == "array" and "items" in spec:
+        for i, item in enumerate(value):
+            problems.extend(_check_value(f"{name}[{i}]", spec["items"], item))
+    return problems
+
+
+def check_arguments(name: str, args: dict[str, Any]) -> list[str]:
+    """Problems with a call's arguments against the tool's schema (empty: fine)."""
+    schema = schema_of(name)
+    assert schema is not None
+    props: dict[str, Any] = schema["properties"]
+    problems = [f"missing required argument {key!r}" for key in schema["required"] if key not in args]
+    for key, value in args.items():
+        if key not in props:
+            problems.append(f"unknown argument {key!r}; allowed: {', '.join(props)}")
+        else:
+            problems.extend(_check_value(key, props[key], value))
+    return problems

@@ -1,0 +1,256 @@
+"""ToolSession: the memory tools bound to one workspace root, one run's Sources, and one journal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from memcli.atomicio import atomic_delete, atomic_write_bytes
+from memcli.lint import Change, lint_change
+from memcli.records.parse import parse_record
+from memcli.tools import search as search_tools
+from memcli.tools.edit import apply_edit
+from memcli.tools.journal import JournalEntry, JournalOp
+from memcli.tools.paths import PathRefused, confine
+from memcli.tools.policy import Protection, check_delete_kind, check_new_knowledge, check_reason, source_keys
+from memcli.tools.read import read_record
+from memcli.tools.result import ToolResult, Violation, failure, refused, success
+from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
+from memcli.workspace import Kind, Workspace, locate
+
+
+class ToolSession:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        allowed_sources: Iterable[Any] | None,
+        knowledge_sources: Iterable[Any] | None,
+        usage_rates: Mapping[str, float] | None = None,
+        phase: str = "integration",
+    ) -> None:
+        self.workspace = workspace
+        self.phase = phase
+        self._allowed = source_keys(allowed_sources)
+        self._candidates = source_keys(knowledge_sources)
+        self._protection = Protection(
+            dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate
+        )
+        self._journal: list[JournalEntry] = []
+        self._handlers: dict[str, Callable[..., ToolResult]] = {
+            "memory_read": self.read,
+            "memory_write": self.write,
+            "memory_edit": self.edit,
+            "memory_delete": self.delete,
+            "memory_search": self.search_memory,
+            "knowledge_search": self.search_knowledge,
+        }
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        if value not in PHASES:
+            raise ValueError(f"phase must be one of {PHASES}, not {value!r}")
+        self._phase = value
+
+    @property
+    def journal(self) -> tuple[JournalEntry, ...]:
+        return tuple(self._journal)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return tool_schemas(self.phase)
+
+    # -- the model's entry point ------------------------------------------------------------
+
+    def dispatch(self, name: str, arguments: str | dict[str, Any] | None) -> str:
+        """Run one tool call; return the JSON text handed back to the model. Never raises on bad input."""
+        return self.call(name, arguments).to_json()
+
+    def call(self, name: str, arguments: str | dict[str, Any] | None) -> ToolResult:
+        handler = self._handlers.get(name) if isinstance(name, str) else None
+        if handler is None:
+            return failure(
+                "unknown-tool", f"there is no tool named {name!r}; use one of {', '.join(TOOL_NAMES)}"
+            )
+        if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+            arguments = {}
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError as exc:
+                return failure(
+                    "arguments",
+                    f"{name}: arguments are not valid JSON ({exc.msg} at character "
+                    f"{exc.pos}); send one JSON object",
+                )
+        if not isinstance(arguments, dict):
+            return failure(
+                "arguments", f"{name}: arguments must be a JSON object, not {type(arguments).__name__}"
+            )
+        problems = check_arguments(name, arguments)
+        if problems:
+            return failure("arguments", f"{name}: " + "; ".join(problems))
+        return handler(**arguments)
+
+    # -- tools ------------------------------------------------------------------------------
+
+    def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> ToolResult:
+        try:
+            rel = confine(self.workspace.root, path, write=False)
+        except PathRefused as exc:
+            return failure("path", str(exc))
+        return read_record(self.workspace.root, rel, self.workspace.config.lint, start_line, end_line)
+
+    def write(
+        self, path: str, content: str, mode: str, reason: str, category: str | None = None
+    ) -> ToolResult:
+        if mode not in ("create", "replace"):
+            return failure("arguments", f"mode must be create or replace, not {mode!r}")
+        rel = self._target(path)
+        if isinstance(rel, ToolResult):
+            return rel
+        exists = (self.workspace.root / rel).is_file()
+        if mode == "replace" and not exists:
+            return failure("not-found", f"{rel} does not exist; use mode=create to make a new record")
+        data = _encode(content, "content")
+        if isinstance(data, ToolResult):
+            return data
+        op: JournalOp = "create" if mode == "create" else "replace"
+        return self._apply("memory_write", rel, data, op, reason, category)
+
+    def edit(
+        self,
+        path: str,
+        old_string: str,
+        new_string: str,
+        reason: str,
+        category: str | None = None,
+        replace_all: bool = False,
+    ) -> ToolResult:
+        rel = self._target(path)
+        if isinstance(rel, ToolResult):
+            return rel
+        text = self._current_text(rel)
+        if isinstance(text, ToolResult):
+            return text
+        edited = apply_edit(rel, text, old_string, new_string, replace_all)
+        if isinstance(edited, tuple):
+            return failure(*edited)
+        data = _encode(edited, "new_string")
+        if isinstance(data, ToolResult):
+            return data
+        return self._apply("memory_edit", rel, data, "edit", reason, category)
+
+    def delete(self, path: str, reason: str, category: str | None = None) -> ToolResult:
+        rel = self._target(path)
+        if isinstance(rel, ToolResult):
+            return rel
+        if not (self.workspace.root / rel).is_file():
+            return failure("not-found", f"{rel} does not exist; nothing to delete")
+        return self._apply("memory_delete", rel, None, "delete", reason, category)
+
+    def search_memory(
+        self,
+        query: str,
+        types: list[str] | None = None,
+        status: str | None = None,
+        include_replaced: bool = False,
+        limit: int = 10,
+    ) -> ToolResult:
+        return search_tools.memory_search(self.workspace, query, types, status, include_replaced, limit)
+
+    def search_knowledge(self, query: str, kind: str | None = None, limit: int = 10) -> ToolResult:
+        return search_tools.knowledge_search(self.workspace, query, kind, limit)
+
+    # -- the shared write path --------------------------------------------------------------
+
+    def _target(self, path: Any) -> str | ToolResult:
+        try:
+            rel = confine(self.workspace.root, path, write=True)
+        except PathRefused as exc:
+            return failure("path", str(exc))
+        loc = locate(rel)
+        if loc.kind is None:
+            why = loc.problem or "hidden files are not records"
+            return failure(
+                "path",
+                f"{rel} is not a record location ({why}); records are memory/summary.md, "
+                "memory/decisions/<slug>.md, memory/requests/<slug>.md or knowledge/<slug>.md",
+            )
+        if (self.workspace.root / rel).is_dir():
+            return failure("path", f"{rel} is a folder; give a record file path")
+        return rel
+
+    def _current_text(self, rel: str) -> str | ToolResult:
+        full = self.workspace.root / rel
+        if not full.is_file():
+            return failure("not-found", f"{rel} does not exist; create it with memory_write mode=create")
+        try:
+            return full.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return failure(
+                "unreadable", f"{rel} is not UTF-8 text; replace it with memory_write mode=replace"
+            )
+
+    def _lint_sources(self) -> frozenset[tuple[str, int, int]] | None:
+        if self._allowed is None:
+            return None
+        return self._allowed | (
+            self._candidates or frozenset()
+        )  # a candidate Source is given to this run too
+
+    def _apply(
+        self, tool: str, rel: str, data: bytes | None, op: JournalOp, reason: Any, category: Any
+    ) -> ToolResult:
+        full = self.workspace.root / rel
+        before = full.read_bytes() if full.is_file() else None
+        size_before = None if before is None else len(before.decode("utf-8", errors="replace"))
+        size_after = None if data is None else len(data.decode("utf-8"))
+        violations = check_reason(reason, category, self.phase)
+        if data is None:
+            violations += check_delete_kind(rel) + self._protection.check_delete(rel)
+        else:
+            if size_before is not None and size_after is not None:
+                violations += self._protection.check_shrink(rel, size_before, size_after)
+            loc = locate(rel)
+            if loc.kind is Kind.KNOWLEDGE and before is None:
+                violations += check_new_knowledge(
+                    rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
+                )
+        lint_op = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}[op]
+        findings = lint_change(
+            self.workspace, Change(rel, data, lint_op, allowed_sources=self._lint_sources())
+        )
+        violations += [Violation.of(f) for f in findings if f.is_error]
+        warnings = [Violation.of(f) for f in findings if not f.is_error]
+        if violations:
+            return refused(tool, violations, warnings)
+        try:
+            if data is None:
+                atomic_delete(full)
+            else:
+                atomic_write_bytes(full, data)
+        except OSError as exc:
+            return failure("io", f"could not write {rel}: {exc.strerror}; nothing was changed")
+        self._journal.append(
+            JournalEntry(op, rel, reason.strip(), category, size_before, size_after, self.phase)
+        )
+        done = {"create": "created", "replace": "replaced", "edit": "edited", "delete": "deleted"}[op]
+        return success(f"{done} {rel} ({_size(size_before)}→{_size(size_after)} chars)", warnings, path=rel)
+
+
+def _size(n: int | None) -> str:
+    return "-" if n is None else str(n)
+
+
+def _encode(text: str, what: str) -> bytes | ToolResult:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return failure(
+            "arguments", f"{what} holds invalid Unicode (an unpaired surrogate); send plain UTF-8 text"
+        )
