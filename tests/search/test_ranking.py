@@ -1,0 +1,153 @@
+"""Ranking on small crafted workspaces, in English and Japanese."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.search import MARK_CLOSE, MARK_OPEN, SearchIndex, search
+
+
+def slugs(hits) -> list[str]:
+    return [h.slug for h in hits]
+
+
+FILLER = "The team talked about several unrelated things during the weekly planning meeting. " * 3
+
+
+def test_slug_match_outranks_body_mention(records):
+    records.decision("redis-cache", "Put a cache in front of the slow pricing endpoint.")
+    records.decision("pricing-endpoint", FILLER + "We could also use redis some day.")
+    assert slugs(search(records.root, "redis"))[:2] == ["redis-cache", "pricing-endpoint"]
+
+
+def test_description_match_outranks_body_mention(records):
+    records.knowledge("db-copies", "How to take a backup of the database", "Run the online API.")
+    records.decision("nightly-jobs", FILLER + "A backup is also mentioned here.")
+    assert slugs(search(records.root, "backup")) == ["db-copies", "nightly-jobs"]
+
+
+def test_more_query_words_matched_ranks_higher(records):
+    records.request("one-word", "Deploy on Fridays is fine.")
+    records.request("two-words", "Deploy with the blue green switch.")
+    assert slugs(search(records.root, "blue green deploy"))[0] == "two-words"
+
+
+@pytest.mark.parametrize("query", ["use-sqlte-wal", "use sqlite wall", "USE-SQLITE-WAL"])
+def test_typo_in_slug_still_finds_the_record_first(records, query):
+    records.decision("use-sqlite-wal", "Store data in one file with write-ahead logging.")
+    records.decision("use-postgres", "Use a server database when we outgrow one file.")
+    records.decision("wal-checkpoints", "Use checkpoints so the log does not grow.")
+    assert slugs(search(records.root, query))[0] == "use-sqlite-wal"
+
+
+def test_stemmed_words_match(records):
+    records.knowledge("nightly-backups", "Backups run every night", "They are kept for a week.")
+    assert slugs(search(records.root, "backup")) == ["nightly-backups"]
+    assert slugs(search(records.root, "running")) == ["nightly-backups"]
+
+
+def test_japanese_two_character_substring_found(records):
+    records.request("commit-language", "コミットメッセージは日本語でもよい。")
+    records.request("english-only", "Write docs in English.")
+    assert slugs(search(records.root, "日本")) == ["commit-language"]
+    assert slugs(search(records.root, "本語で")) == ["commit-language"]
+    assert slugs(search(records.root, "メッセージ")) == ["commit-language"]
+    assert search(records.root, "英国") == []
+
+
+def test_japanese_phrase_must_be_contiguous(records):
+    records.request("near", "日本の語学")  # 日本 and 語 but not 日本語
+    records.request("exact", "日本語の文書")
+    assert slugs(search(records.root, "日本語")) == ["exact"]
+
+
+def test_japanese_query_without_spaces_mixes_with_english(records):
+    records.decision("db-choice", "データベースは SQLite を使う。WAL モードで運用する。")
+    records.decision("queue-choice", "ジョブキューはスレッドで処理する。")
+    hits = search(records.root, "SQLiteのデータベース")
+    assert slugs(hits)[0] == "db-choice"
+
+
+def test_full_width_latin_is_normalised(records):
+    records.decision("use-sqlite", "We use SQLite.")
+    assert slugs(search(records.root, "ＳＱＬｉｔｅ")) == ["use-sqlite"]
+
+
+def test_filters_by_type_kind_and_status(records):
+    records.decision("cache-open", "Cache question still open.", status="open")
+    records.decision("cache-done", "Cache decided.", status="resolved")
+    records.knowledge("cache-term", "What cache means here", "A cache.", kind="term")
+    records.knowledge("cache-how", "How to clear the cache", "Run clear.", kind="howto")
+    records.workflow("cache-flow", "Warm the cache", "Steps.")
+    records.summary("The cache is important.")
+    root = records.root
+    assert set(slugs(search(root, "cache", types=["knowledge"]))) == {"cache-term", "cache-how"}
+    assert slugs(search(root, "cache", kind="howto")) == ["cache-how"]
+    assert slugs(search(root, "cache", status="open")) == ["cache-open"]
+    assert set(slugs(search(root, "cache", types=["decision", "workflow"]))) == {
+        "cache-open", "cache-done", "cache-flow"}
+    assert slugs(search(root, "cache", types=["summary"])) == ["summary"]
+
+
+def test_replaced_decisions_hidden_unless_asked(records):
+    records.decision("sync-mail", "Send mail synchronously.", status="replaced", replaced_by="async-mail")
+    records.decision("async-mail", "Send mail from a background thread.")
+    assert slugs(search(records.root, "mail")) == ["async-mail"]
+    assert set(slugs(search(records.root, "mail", include_replaced=True))) == {"sync-mail", "async-mail"}
+    assert slugs(search(records.root, "mail", status="replaced")) == ["sync-mail"]
+
+
+def test_limit(records):
+    for i in range(15):
+        records.request(f"note-{i}", f"Shared word apple number {i}.")
+    assert len(search(records.root, "apple")) == 10
+    assert len(search(records.root, "apple", limit=3)) == 3
+
+
+def test_hit_fields_and_snippet_markers(records):
+    records.knowledge("wal-mode", "What WAL mode does", "Readers continue while one writer commits.",
+                      kind="term", invocation=False)
+    records.decision("use-wal", "Use WAL mode for the datastore.\n\nWhy: readers never wait.")
+    by_slug = {h.slug: h for h in search(records.root, "readers")}
+    k = by_slug["wal-mode"]
+    assert (k.path, k.type, k.kind, k.model_invocation, k.status) == (
+        "knowledge/wal-mode.md", "knowledge", "term", False, None)
+    assert k.description == "What WAL mode does"
+    assert f"{MARK_OPEN}Readers{MARK_CLOSE}" in k.snippet
+    d = by_slug["use-wal"]
+    assert (d.type, d.status, d.kind) == ("decision", "resolved", None)
+    assert d.description == "Use WAL mode for the datastore."  # first body line for kinds without one
+    assert f"{MARK_OPEN}readers{MARK_CLOSE}" in d.snippet
+    assert k.score > 0 and d.score > 0
+
+
+def test_japanese_snippet_marks_the_substring(records):
+    records.request("commit-language", "コミットメッセージは日本語でもよい。")
+    (hit,) = search(records.root, "日本")
+    assert f"{MARK_OPEN}日本{MARK_CLOSE}語" in hit.snippet
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', "*", "NEAR(cache mail)", "cache AND", "-cache", "body:cache", "cache OR", "(((", "^cache",
+     "'; DROP TABLE docs; --", "\x00cache", "c" * 10_000, "cache " * 2_000, "日本語" * 1000],
+)
+def test_fts_syntax_and_huge_queries_are_plain_text(records, query):
+    records.decision("cache-done", "Cache decided.")
+    hits = search(records.root, query)
+    assert isinstance(hits, list)
+    if "cache" in query.lower():
+        assert slugs(hits) == ["cache-done"]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!…", "the of and"])
+def test_no_searchable_words(records, query):
+    records.decision("plain", "The cost of this and that.")
+    assert search(records.root, query) == []  # stopwords are not indexed: nothing to match
+
+
+def test_arbitrary_directory_in_memory(records):
+    records.decision("scratch-copy", "A scratch copy of the workspace.")
+    with SearchIndex(records.root) as index:
+        assert index.db_path is None
+        assert slugs(index.search("scratch")) == ["scratch-copy"]
