@@ -42,6 +42,15 @@ class Entry:
     sidechain: bool = False  # a subagent's entry
     final: bool = False  # an assistant's final answer of a turn, when the agent marks it
     tokens: int | None = None  # tokens this entry's API call used, when the agent logs usage
+    # Last line this entry was read from, when it spans several (Claude Code writes one API response
+    # as one line per content block; Aider messages are runs of lines). None: the entry is one line.
+    end: int | None = None
+    thinking: str = ""  # the model's visible reasoning (Claude thinking blocks, Gemini thoughts)
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """First and last line (inclusive) of the file this entry was read from."""
+        return (self.index, self.index if self.end is None else self.end)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,166 @@
+"""What the adapters share: bounded line reading, read statistics, the entry stream, timestamps.
+
+A transcript can be hundreds of MB and still being written, so every reader streams: one line in
+memory at a time (a line longer than MAX_LINE is skipped, not loaded), a corrupt or unknown line is
+counted and skipped, and a last line without its newline is an agent mid-write, not corruption.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memcli.errors import MemcliError
+from memcli.sessions.model import Entry
+
+MAX_LINE = 64 * 1024 * 1024  # one JSONL record; Claude tool results reach a few MB, never this
+
+
+class SessionReadError(MemcliError):
+    """A session file cannot be read at all (missing, a directory, unreadable)."""
+
+
+@dataclass
+class ReadStats:
+    """Filled while an EntryStream is consumed; complete once it is exhausted."""
+
+    lines: int = 0
+    entries: int = 0
+    skipped: int = 0  # corrupt or unknown lines
+    ignored: int = 0  # known lines that carry no conversation (summaries, snapshots, token counts)
+    truncated: bool = False  # the last line is incomplete (the agent is still writing)
+    tokens: int = 0  # tokens the session used, as far as the agent logs usage
+    first_time: dt.datetime | None = None
+    last_time: dt.datetime | None = None
+    reasons: Counter[str] = field(default_factory=Counter)  # why lines were skipped
+
+    def skip(self, reason: str) -> None:
+        self.skipped += 1
+        self.reasons[reason] += 1
+
+
+class EntryStream(Iterator[Entry]):
+    """An iterator of entries that keeps `stats` up to date as it is consumed."""
+
+    def __init__(self, make: Callable[[ReadStats], Iterator[Entry]]) -> None:
+        self.stats = ReadStats()
+        self._it = make(self.stats)
+
+    def __iter__(self) -> EntryStream:
+        return self
+
+    def __next__(self) -> Entry:
+        entry = next(self._it)
+        stats = self.stats
+        stats.entries += 1
+        if entry.tokens:
+            stats.tokens += entry.tokens
+        if entry.timestamp is not None:
+            if stats.first_time is None or entry.timestamp < stats.first_time:
+                stats.first_time = entry.timestamp
+            if stats.last_time is None or entry.timestamp > stats.last_time:
+                stats.last_time = entry.timestamp
+        return entry
+
+
+def raw_lines(path: Path, stats: ReadStats, start: int = 0) -> Iterator[tuple[int, bytes | None, bool]]:
+    """(0-based line number, line bytes without the newline or None when too long, complete?).
+
+    `start` is a byte offset that must sit at the beginning of a line (Aider sessions inside one file).
+    """
+    fh = open_binary(path)
+    with fh:
+        if start:
+            fh.seek(start)
+        index = 0
+        while True:
+            line = fh.readline(MAX_LINE)
+            if not line:
+                return
+            stats.lines += 1
+            if len(line) == MAX_LINE and not line.endswith(b"\n"):
+                while True:  # drain the rest of the over-long line without keeping it
+                    more = fh.readline(MAX_LINE)
+                    if not more or more.endswith(b"\n"):
+                        break
+                yield index, None, True
+            else:
+                complete = line.endswith(b"\n")
+                yield index, line.rstrip(b"\r\n"), complete
+            index += 1
+
+
+def json_objects(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSONL file with their line numbers; everything else counted and skipped."""
+    for index, raw, complete in raw_lines(path, stats):
+        if raw is None:
+            stats.skip("line-too-long")
+            continue
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except UnicodeDecodeError:
+            stats.skip("invalid-utf8")
+            continue
+        except (ValueError, RecursionError):
+            if not complete:
+                stats.truncated = True  # an agent mid-write; the next read will see the whole line
+            else:
+                stats.skip("not-json")
+            continue
+        if not isinstance(obj, dict):
+            stats.skip("not-an-object")
+            continue
+        yield index, obj
+
+
+def open_binary(path: Path):
+    try:
+        if path.is_dir():
+            raise SessionReadError(f"{path} is a directory, not a session file")
+        return path.open("rb")
+    except OSError as exc:
+        raise SessionReadError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def parse_time(value: Any) -> dt.datetime | None:
+    """ISO-8601 (the agents write UTC with `Z`) or epoch seconds/ms → an aware datetime."""
+    if isinstance(value, str) and value:
+        try:
+            stamp = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return dt.datetime.fromtimestamp(seconds, dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def text_of(content: Any) -> str:
+    """Plain text of a message content: a string, or a list of blocks with `text`."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") == "image":
+                    parts.append("[image]")
+        return "\n".join(parts)
+    if content is None:
+        return ""
+    return json.dumps(content, ensure_ascii=False)

@@ -1,0 +1,150 @@
+"""OpenAI Codex CLI: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`.
+
+Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
+- `event_msg/user_message` is the human's prompt (role user). The same text also arrives as a
+  `response_item` user message next to it; that duplicate is dropped (ignored) so a prompt counts
+  once. A `response_item` user message with no matching `user_message` (older rollouts) is kept.
+- `response_item` user messages that carry AGENTS.md, `<environment_context>` and similar wrappers,
+  and `developer` messages, are injected (role user / system).
+- assistant `message` → assistant (`phase: final_answer` → final); `function_call` / `custom_tool_call`
+  / `web_search_call` / `local_shell_call` → assistant with one tool call (JSON-string arguments parsed);
+  `*_output` → role tool with one result, injected.
+- `session_meta`, `turn_context`, `reasoning`, the other `event_msg`s (agent_message duplicates the
+  assistant message; token_count feeds the token total) are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of
+from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
+
+AGENT = "codex"
+KINDS = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+_INJECTED = re.compile(
+    r"^\s*(# AGENTS\.md instructions|<(environment_context|user_instructions|permissions instructions|"
+    r"user_shell_command|turn_aborted|INSTRUCTIONS)\b)"
+)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_CALLS = {"function_call", "custom_tool_call", "web_search_call", "local_shell_call"}
+_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+
+
+def sniff(obj: dict[str, Any]) -> bool:
+    return obj.get("type") in KINDS and isinstance(obj.get("payload"), dict)
+
+
+def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
+    meta = next((o["payload"] for o in head if o.get("type") == "session_meta"), {})
+    match = _UUID.search(path.stem)
+    fallback = match.group(0) if match else path.stem
+    session_id = meta["id"] if isinstance(meta.get("id"), str) else fallback
+    first = parse_time(meta.get("timestamp")) or next(
+        (t for o in head if (t := parse_time(o.get("timestamp")))), None)
+    extra = {k: meta[k] for k in ("originator", "cli_version", "source", "model_provider") if k in meta}
+    if isinstance(meta.get("git"), dict):
+        extra["git"] = meta["git"]
+    cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
+    return [SessionInfo(AGENT, session_id, path, cwd=cwd, first_time=first, extra=extra)]
+
+
+def _arguments(raw: Any) -> dict[str, Any] | str:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return raw
+        return parsed if isinstance(parsed, dict) else raw
+    return text_of(raw)
+
+
+def _call(payload: dict[str, Any]) -> ToolCall:
+    kind = payload.get("type")
+    call_id = payload.get("call_id") or payload.get("id")
+    if kind == "function_call":
+        return ToolCall(str(payload.get("name", "?")), _arguments(payload.get("arguments")), call_id)
+    if kind == "custom_tool_call":
+        return ToolCall(str(payload.get("name", "?")), text_of(payload.get("input")), call_id)
+    if kind == "web_search_call":
+        action = payload.get("action")
+        return ToolCall("web_search", action if isinstance(action, dict) else {}, call_id)
+    action = payload.get("action")
+    return ToolCall("local_shell", action if isinstance(action, dict) else text_of(action), call_id)
+
+
+def _message(index: int, payload: dict[str, Any], stamp: Any) -> Entry | None:
+    role = payload.get("role")
+    text = text_of(payload.get("content"))
+    if role == "assistant":
+        return Entry(index, "assistant", text, stamp, final=payload.get("phase") == "final_answer")
+    if role in ("developer", "system"):
+        return Entry(index, "system", text, stamp, injected=True)
+    if role == "user":
+        return Entry(index, "user", text, stamp, injected=bool(_INJECTED.match(text)))
+    return None
+
+
+def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
+    pending: Entry | None = None  # a typed prompt as response_item, waiting for its user_message twin
+    last_prompt: str | None = None  # a user_message already emitted, whose twin may follow
+    for index, obj in json_objects(info.path, stats):
+        kind, payload = obj.get("type"), obj.get("payload")
+        if kind not in KINDS or not isinstance(payload, dict):
+            stats.skip("unknown-type")
+            continue
+        stamp = parse_time(obj.get("timestamp"))
+        sub = payload.get("type")
+        entry: Entry | None = None
+        if kind == "event_msg" and sub == "user_message":
+            text = text_of(payload.get("message"))
+            if pending is not None and pending.text.strip() == text.strip():
+                stats.ignored += 1  # the response_item twin of this prompt
+                pending = None
+            entry, last_prompt = Entry(index, "user", text, stamp), text.strip()
+        elif kind == "response_item" and sub == "message":
+            entry = _message(index, payload, stamp)
+            if entry is not None and entry.role == "user" and not entry.injected:
+                if last_prompt is not None and entry.text.strip() == last_prompt:
+                    stats.ignored += 1
+                    last_prompt = None
+                    continue
+                if pending is not None:
+                    yield pending
+                pending = entry
+                continue
+            if entry is None:
+                stats.skip("unknown-role")
+                continue
+        elif kind == "response_item" and sub in _CALLS:
+            entry = Entry(index, "assistant", "", stamp, tool_calls=(_call(payload),))
+        elif kind == "response_item" and sub in _OUTPUTS:
+            result = ToolResult(text_of(payload.get("output")), payload.get("call_id"))
+            entry = Entry(index, "tool", "", stamp, tool_results=(result,), injected=True)
+        else:
+            if kind == "event_msg" and sub == "token_count":
+                _count_tokens(payload, stats)
+            stats.ignored += 1
+            continue
+        if pending is not None:
+            yield pending
+            pending = None
+        if entry.role != "user":
+            last_prompt = None
+        yield entry
+    if pending is not None:
+        yield pending
+
+
+def _count_tokens(payload: dict[str, Any], stats: ReadStats) -> None:
+    info = payload.get("info")
+    total = info.get("total_token_usage") if isinstance(info, dict) else None
+    value = total.get("total_tokens") if isinstance(total, dict) else None
+    if isinstance(value, int):
+        stats.tokens = max(stats.tokens, value)  # cumulative over the session

@@ -1,0 +1,196 @@
+"""Which session files belong to a workspace, and finding one session by id.
+
+Agents keep transcripts in their own home folders, keyed by the working directory:
+- Claude Code: `<claude home>/projects/<cwd, every non-alphanumeric character → '-'>/*.jsonl`
+  (+ `agent-*.jsonl` and `<session>/subagents/agent-*.jsonl`)
+- Codex: `<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose `session_meta.cwd` is the workspace
+  (or a folder inside it)
+- Gemini CLI: `<gemini home>/tmp/<sha256 of the project path>/chats/session-*.json`
+- Aider: `<workspace>/.aider.chat.history.md`
+A home is `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`) if set, else the agent's own
+environment variable (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME/.gemini), else `~/.claude`,
+`~/.codex`, `~/.gemini`. `[sessions] paths` adds files or folders; explicit `paths` replace it all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from memcli.config import SessionsConfig
+from memcli.errors import MemcliError, UsageError
+from memcli.sessions.base import SessionReadError
+from memcli.sessions.model import SessionInfo
+from memcli.sessions.reader import scan as scan_info
+from memcli.sessions.reader import sessions_in
+
+AIDER_HISTORY = ".aider.chat.history.md"
+_FIRST_LINE_MAX = 16 * 1024 * 1024  # Codex session_meta carries the whole system prompt
+
+
+def _home(configured: str | None, env: str | None, default: str, root: Path) -> Path:
+    if configured:
+        path = Path(configured).expanduser()
+        return path if path.is_absolute() else root / path
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / default
+
+
+def homes(config: SessionsConfig, root: Path) -> dict[str, Path]:
+    gemini_env = os.environ.get("GEMINI_CLI_HOME")  # Gemini CLI's stand-in for the home folder
+    gemini_dir = str(Path(gemini_env) / ".gemini") if gemini_env else None
+    return {
+        "claude-code": _home(config.claude_home, os.environ.get("CLAUDE_CONFIG_DIR"), ".claude", root),
+        "codex": _home(config.codex_home, os.environ.get("CODEX_HOME"), ".codex", root),
+        "gemini-cli": _home(config.gemini_home, gemini_dir, ".gemini", root),
+    }
+
+
+def claude_project_dirs(home: Path, root: Path) -> list[Path]:
+    names = set()
+    for path in {str(root), str(root.resolve())}:
+        names.add(re.sub(r"[^A-Za-z0-9]", "-", path))  # current Claude Code
+        names.add(path.replace("/", "-").replace("\\", "-"))  # older versions kept dots and underscores
+    return [home / "projects" / name for name in sorted(names) if (home / "projects" / name).is_dir()]
+
+
+def _claude_files(home: Path, root: Path) -> Iterable[Path]:
+    for folder in claude_project_dirs(home, root):
+        yield from sorted(folder.glob("*.jsonl"))
+        yield from sorted(folder.glob("*/subagents/agent-*.jsonl"))
+
+
+def _codex_cwd(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            first = json.loads(fh.readline(_FIRST_LINE_MAX))
+    except (OSError, ValueError, RecursionError):
+        return None
+    payload = first.get("payload") if isinstance(first, dict) else None
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return cwd if isinstance(cwd, str) else None
+
+
+def _inside(cwd: str, roots: set[Path]) -> bool:
+    path = Path(cwd)
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _codex_files(home: Path, root: Path, since: dt.datetime | None) -> Iterable[Path]:
+    roots = {root, root.resolve()}
+    for path in sorted((home / "sessions").glob("**/rollout-*.jsonl")):
+        if since is not None and _mtime(path) < since:
+            continue
+        cwd = _codex_cwd(path)
+        if cwd is not None and _inside(cwd, roots):
+            yield path
+
+
+def gemini_project_hash(root: Path) -> str:
+    return hashlib.sha256(str(root).encode()).hexdigest()
+
+
+def _gemini_files(home: Path, root: Path) -> Iterable[Path]:
+    for hashed in sorted({gemini_project_hash(root), gemini_project_hash(root.resolve())}):
+        yield from sorted((home / "tmp" / hashed / "chats").glob("session-*.json"))
+
+
+def _walk(path: Path) -> Iterable[Path]:
+    """The transcript-looking files under a folder given explicitly."""
+    if not path.exists():
+        raise SessionReadError(f"{path}: no such file or folder")
+    if path.is_file():
+        yield path
+        return
+    for found in sorted(path.rglob("*")):
+        name = found.name
+        gemini = name.startswith("session-") and name.endswith(".json")
+        if found.is_file() and (name.endswith((".jsonl", ".chat.history.md")) or gemini):
+            yield found
+
+
+def _mtime(path: Path) -> dt.datetime:
+    return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
+
+
+def candidate_files(root: Path, config: SessionsConfig, since: dt.datetime | None = None) -> list[Path]:
+    where = homes(config, root)
+    files = [*_claude_files(where["claude-code"], root), *_codex_files(where["codex"], root, since),
+             *_gemini_files(where["gemini-cli"], root)]
+    if (root / AIDER_HISTORY).is_file():
+        files.append(root / AIDER_HISTORY)
+    for extra in config.paths:
+        path = Path(extra).expanduser()
+        files.extend(_walk(path if path.is_absolute() else root / path))
+    return files
+
+
+def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | None = None,
+             scan: bool = True) -> list[SessionInfo]:
+    """Sessions of a workspace (a `Workspace` or its root), oldest first.
+
+    `paths` (files or folders) replace discovery; `since` keeps sessions active at or after it.
+    With `scan=False` only header fields are read (entries=0), which is enough to find an id.
+    """
+    root, config = _root_and_config(workspace)
+    explicit = paths is not None and len(paths) > 0
+    files = [f for p in paths for f in _walk(Path(p))] if explicit else candidate_files(root, config, since)
+    seen: set[tuple[Path, str]] = set()
+    out: list[SessionInfo] = []
+    for path in files:
+        if since is not None and _mtime(path) < since:
+            continue
+        try:
+            infos = sessions_in(path)
+        except SessionReadError:
+            if explicit:
+                raise
+            continue  # a file vanishing or unreadable under an agent's home is not our error
+        for info in infos:
+            key = (path.resolve(), info.session_id)
+            if key in seen:
+                continue
+            seen.add(key)
+            info = scan_info(info) if scan else info
+            if since is not None and info.last_time is not None and info.last_time < since:
+                continue
+            out.append(info)
+    epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
+    return sorted(out, key=lambda i: (i.first_time or epoch, i.session_id))
+
+
+def find_session(workspace, session_id: str, paths: list[Path] | None = None,
+                 scan: bool = False) -> SessionInfo:
+    """The session with this id (or a unique prefix of it) among the workspace's sessions."""
+    infos = discover(workspace, paths=paths, scan=False)
+    exact = [i for i in infos if i.session_id == session_id]
+    matches = exact or [i for i in infos if i.session_id.startswith(session_id)]
+    if not matches:
+        raise UnknownSession(f"no session {session_id!r} among the {len(infos)} sessions of this workspace "
+                             "(see `memcli sessions`; pass its file with --path)")
+    if len(matches) > 1:
+        ids = ", ".join(i.session_id for i in matches[:5])
+        raise UsageError(f"session {session_id!r} is ambiguous: {ids}; give more of the id")
+    return scan_info(matches[0]) if scan else matches[0]
+
+
+class UnknownSession(MemcliError):
+    """No session with that id."""
+
+
+def _root_and_config(workspace) -> tuple[Path, SessionsConfig]:
+    if hasattr(workspace, "root") and hasattr(workspace, "config"):
+        return Path(workspace.root), workspace.config.sessions
+    from memcli.workspace import Workspace
+
+    ws = Workspace.open(Path(workspace))
+    return ws.root, ws.config.sessions
+
+
+
