@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from memcli.atomicio import atomic_delete, atomic_write_bytes
@@ -225,6 +226,7 @@ class ToolSession:
         findings = lint_change(
             self.workspace, Change(rel, data, lint_op, allowed_sources=self._lint_sources())
         )
+        violations = [v if v.path else replace(v, path=rel) for v in violations]
         violations += [Violation.of(f) for f in findings if f.is_error]
         warnings = [Violation.of(f) for f in findings if not f.is_error]
         if violations:
