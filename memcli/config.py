@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +36,13 @@ class LintConfig(_Section):
 class MemoryConfig(_Section):
     extract_model: str | None = None
     consolidation_model: str | None = None
+    api_base: str | None = None  # overrides the provider's base URL (else litellm's env vars)
+    timeout_s: float = Field(300, gt=0)  # per call, consolidation (extract has its own)
+    retries: int = Field(4, ge=0)  # on 429 / 5xx / timeouts / connection errors
+    backoff_s: float = Field(2.0, ge=0)  # first wait; doubles per retry, jittered
+    backoff_max_s: float = Field(30.0, ge=0)
+    repair_attempts: int = Field(2, ge=0)  # re-asks after an invalid structured answer (consolidation)
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
 
 
 class ExtractConfig(_Section):
@@ -59,6 +66,7 @@ class GcConfig(_Section):
     stale_days: int = Field(180, ge=1)
     replaced_days: int = Field(90, ge=1)
     duplicate_similarity: float = Field(90.0, ge=0, le=100)
+    duplicate_min_chars: int = Field(80, ge=1)  # shorter bodies ("TBD") are not compared
     unused_days: int = Field(90, ge=1)
 
 
@@ -156,8 +164,11 @@ DEFAULT_CONFIG_TEXT = """\
 # trigger_bytes = 200000        # ... or more bytes than this
 
 [gc]
-# stale_days = 180
-# replaced_days = 90
+# stale_days = 180             # stale: not updated for more days than this
+# replaced_days = 90           # replaced-long: status replaced for more days than this
+# duplicate_similarity = 90.0  # near-duplicate: bodies at least this % alike (rapidfuzz ratio)
+# duplicate_min_chars = 80     # ... bodies shorter than this are not compared
+# unused_days = 90             # unused (with metrics): not used for more days than this
 
 [metrics]
 # protect_rate = 1.0            # explicit invokes per million session tokens

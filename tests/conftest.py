@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["support.fake_llm"]  # the `fake_llm` fixture (a local OpenAI-compatible server)
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "workspace"
 

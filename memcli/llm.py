@@ -1,0 +1,361 @@
+"""The LLM gateway: every model call memcli makes goes through here.
+
+API (all a caller needs):
+
+    gw = Gateway.from_config(workspace, role="extract" | "consolidation", model=None)
+    obj, usage = gw.structured(messages, SomePydanticModel)     # validated, re-asked when invalid
+    turn = gw.chat(messages, tools)   # ChatTurn(content, tool_calls, usage, message) for agent loops
+    usage.prompt_tokens, usage.completion_tokens, usage.cost_usd, usage.calls
+
+Model: `--model` > config `memory.extract_model` / `memory.consolidation_model` > env
+`MEMCLI_EXTRACT_MODEL` / `MEMCLI_CONSOLIDATION_MODEL`. Any litellm model string works and keys come
+from litellm's usual environment variables (`OPENAI_API_KEY`, `OPENAI_API_BASE` for any
+OpenAI-compatible server with `openai/<name>`, `ANTHROPIC_API_KEY`, `ollama/<name>` ...); config
+`memory.api_base` overrides the base URL.
+
+Why memcli owns the retry loop (litellm's and the OpenAI client's own retries are switched off):
+one bounded, configurable policy for 429 / 5xx / timeouts / connection errors, so tests can use
+tiny backoffs and a 429 storm ends in one clear error instead of minutes of hidden retries.
+
+Structured output degrades across servers: `response_format` json_schema → json_object with the
+schema (llama.cpp's server refuses json_schema) → plain prompt-instructed JSON. Whatever the
+mode, the answer is parsed tolerantly (prose or code fences around the object are ignored) and
+validated by pydantic; an invalid answer is re-asked a bounded number of times with the error.
+
+Every call (successful or not) appends one JSON line — model, tokens, cost, outcome — to
+`<state dir>/llm-calls.jsonl`. litellm is imported lazily with its network price-map fetch and
+telemetry off: `memcli lint` and `--help` never import it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from memcli.errors import ConfigError, MemcliError
+
+if TYPE_CHECKING:
+    from memcli.workspace import Workspace
+
+Role = Literal["extract", "consolidation"]
+M = TypeVar("M", bound=BaseModel)
+RUN_LOG = "llm-calls.jsonl"
+_MODES = ("json_schema", "json_object", "prompt")
+_MODEL_ENV = {"extract": "MEMCLI_EXTRACT_MODEL", "consolidation": "MEMCLI_CONSOLIDATION_MODEL"}
+
+
+class LLMError(MemcliError):
+    """The model could not be reached or answered unusably; the message says what to fix."""
+
+
+class InvalidOutput(LLMError):
+    """The model kept answering something that does not validate. Carries the tokens spent."""
+
+    def __init__(self, message: str, usage: CallUsage) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass(frozen=True)
+class CallUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    calls: int = 0
+
+    def __add__(self, other: CallUsage) -> CallUsage:
+        cost = None if self.cost_usd is None and other.cost_usd is None else (
+            (self.cost_usd or 0.0) + (other.cost_usd or 0.0))
+        return CallUsage(self.prompt_tokens + other.prompt_tokens,
+                         self.completion_tokens + other.completion_tokens, cost, self.calls + other.calls)
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    id: str
+    name: str
+    arguments: dict[str, Any] | str  # the raw string when the model sent malformed JSON
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    content: str | None
+    tool_calls: tuple[ToolCallRequest, ...]
+    usage: CallUsage
+    message: dict[str, Any]  # the assistant message, ready to append to the conversation
+
+
+_import_lock = threading.Lock()
+
+
+def _litellm() -> Any:
+    """Import litellm without its surprise network fetch, telemetry or help banners."""
+    with _import_lock:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_TELEMETRY", "False")
+        import litellm
+
+        litellm.telemetry = False
+        litellm.suppress_debug_info = True
+        litellm.set_verbose = False
+        litellm.callbacks, litellm.success_callback, litellm.failure_callback = [], [], []
+        return litellm
+
+
+@dataclass
+class Gateway:
+    model: str
+    role: str = "extract"
+    api_base: str | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 2.0
+    backoff_max_s: float = 30.0
+    repair_attempts: int = 2
+    structured_mode: str = "auto"
+    run_log: Path | None = None
+    _mode: str = field(default="json_schema", init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.structured_mode != "auto":
+            self._mode = self.structured_mode
+
+    @classmethod
+    def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None) -> Gateway:
+        mem = workspace.config.memory
+        configured = mem.extract_model if role == "extract" else mem.consolidation_model
+        chosen = model or configured or os.environ.get(_MODEL_ENV[role])
+        if not chosen:
+            key = "extract_model" if role == "extract" else "consolidation_model"
+            raise ConfigError(
+                f"no model for {role}: set memory.{key} in memcli.toml, {_MODEL_ENV[role]}, or pass "
+                "--model (any litellm model, e.g. openai/gpt-4o-mini with OPENAI_API_KEY)")
+        timeout = workspace.config.extract.timeout_s if role == "extract" else mem.timeout_s
+        repair = workspace.config.extract.max_retries if role == "extract" else mem.repair_attempts
+        gw = cls(chosen, role, mem.api_base, timeout, mem.retries, mem.backoff_s, mem.backoff_max_s,
+                 repair, mem.structured_output, workspace.state_dir / RUN_LOG)
+        gw.check_environment()
+        return gw
+
+    # -- preflight -----------------------------------------------------------------------------
+    def check_environment(self) -> None:
+        """Fail early, in one line, on an unknown provider or a missing key."""
+        litellm = _litellm()
+        try:
+            _, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+        except Exception:  # litellm raises its BadRequestError for an unknown provider prefix
+            raise ConfigError(
+                f"unknown model {self.model!r}: use a litellm model string with a provider prefix, "
+                "e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/qwen2.5") from None
+        missing = [k for k in litellm.validate_environment(self.model).get("missing_keys", [])
+                   if not k.endswith("_API_BASE")]  # a base URL has a default (e.g. Ollama's)
+        if missing:
+            hint = " (a local server without auth accepts any value)" if provider == "openai" else ""
+            raise ConfigError(f"model {self.model} needs {', '.join(missing)} in the environment{hint}")
+
+    # -- the two call shapes -------------------------------------------------------------------
+    def structured(self, messages: list[dict[str, Any]], schema: type[M]) -> tuple[M, CallUsage]:
+        """One validated object of `schema`; re-asks with the validation error, then InvalidOutput."""
+        usage = CallUsage()
+        convo = list(messages)
+        problem = ""
+        for _ in range(self.repair_attempts + 1):
+            response, used = self._structured_call(convo, schema)
+            usage += used
+            content = _content(response)
+            try:
+                return schema.model_validate(extract_json(content)), usage
+            except (ValueError, ValidationError) as exc:
+                problem = describe_invalid(exc)
+            convo = [*messages, {"role": "assistant", "content": content[:4000]},
+                     {"role": "user", "content": f"That answer was invalid: {problem}. Answer again "
+                      "with only the JSON object, exactly as the schema says (no other keys)."}]
+        raise InvalidOutput(f"model {self.model} gave no valid answer after "
+                            f"{self.repair_attempts + 1} tries: {problem}", usage)
+
+    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+             **params: Any) -> ChatTurn:
+        """One assistant turn, possibly calling tools (OpenAI tool format)."""
+        if tools:
+            params["tools"] = tools
+        response, usage = self._call(messages, params)
+        msg = response.choices[0].message
+        calls = []
+        for tc in msg.tool_calls or []:
+            raw = tc.function.arguments or ""
+            try:
+                args: dict[str, Any] | str = json.loads(raw) if raw.strip() else {}
+            except ValueError:
+                args = raw
+            calls.append(ToolCallRequest(tc.id, tc.function.name, args))
+        message: dict[str, Any] = {"role": "assistant", "content": msg.content}
+        if msg.tool_calls:
+            message["tool_calls"] = [
+                {"id": tc.id, "type": "function",
+                 "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
+                for tc in msg.tool_calls]
+        return ChatTurn(msg.content, tuple(calls), usage, message)
+
+    # -- internals -----------------------------------------------------------------------------
+    def _structured_call(
+        self, messages: list[dict[str, Any]], schema: type[BaseModel]
+    ) -> tuple[Any, CallUsage]:
+        litellm = _litellm()
+        json_schema = schema.model_json_schema()
+        while True:
+            mode = self._mode
+            params: dict[str, Any] = {}
+            sent = messages
+            if mode == "json_schema":
+                params["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": schema.__name__, "schema": json_schema, "strict": False}}
+            else:
+                if mode == "json_object":
+                    params["response_format"] = {"type": "json_object", "schema": json_schema}
+                sent = [*messages, {"role": "user", "content": "Answer with one JSON object only, valid "
+                        "against this JSON Schema:\n" + json.dumps(json_schema, ensure_ascii=False)}]
+            try:
+                return self._call(sent, params)
+            except (litellm.BadRequestError, litellm.UnsupportedParamsError) as exc:
+                if isinstance(exc, litellm.ContextWindowExceededError) or mode == "prompt" \
+                        or self.structured_mode != "auto":
+                    raise LLMError(f"model {self.model} refused the request: {_short(exc)}") from None
+                with self._lock:  # remember the downgrade for every later call of this run
+                    if self._mode == mode:
+                        self._mode = _MODES[_MODES.index(mode) + 1]
+
+    def _call(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> tuple[Any, CallUsage]:
+        litellm = _litellm()
+        retryable = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
+                     litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            try:
+                response = litellm.completion(
+                    model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
+                    max_retries=0, num_retries=0, **params)
+            except (litellm.AuthenticationError, litellm.PermissionDeniedError) as exc:
+                self._log(started, None, f"auth: {_short(exc)}")
+                raise LLMError(f"model {self.model}: the provider rejected the key ({_short(exc)}); "
+                               "check the provider's API key environment variable") from None
+            except litellm.NotFoundError as exc:
+                self._log(started, None, f"not-found: {_short(exc)}")
+                raise LLMError(f"model {self.model} not found on the server ({_short(exc)}); "
+                               "check memory.*_model / --model") from None
+            except retryable as exc:
+                self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
+                if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
+                    raise LLMError(f"model {self.model} needs an API key: {_short(exc)}") from None
+                if attempt >= self.retries:
+                    raise LLMError(_give_up(self, exc, attempt + 1)) from None
+                time.sleep(self._backoff(attempt))
+                attempt += 1
+                continue
+            except litellm.APIError as exc:
+                # Includes unparseable bodies from a broken server: transient or not, bounded.
+                self._log(started, None, f"api-error: {_short(exc)}")
+                if isinstance(exc, litellm.BadRequestError) or attempt >= self.retries:
+                    raise
+                time.sleep(self._backoff(attempt))
+                attempt += 1
+                continue
+            usage = self._usage(litellm, response)
+            self._log(started, usage, None)
+            return response, usage
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.backoff_max_s, self.backoff_s * 2**attempt) * (0.5 + random.random() / 2)
+
+    def _usage(self, litellm: Any, response: Any) -> CallUsage:
+        raw = getattr(response, "usage", None)
+        cost: float | None = None
+        try:
+            cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # unknown price (local or self-hosted model): cost is simply not known
+            cost = None
+        return CallUsage(int(getattr(raw, "prompt_tokens", 0) or 0),
+                         int(getattr(raw, "completion_tokens", 0) or 0), cost, 1)
+
+    def _log(self, started: float, usage: CallUsage | None, error: str | None) -> None:
+        if self.run_log is None:
+            return
+        row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": self.role,
+               "model": self.model, "mode": self._mode, "seconds": round(time.monotonic() - started, 3),
+               "ok": error is None, "error": error,
+               "prompt_tokens": usage.prompt_tokens if usage else 0,
+               "completion_tokens": usage.completion_tokens if usage else 0,
+               "cost_usd": usage.cost_usd if usage else None}
+        line = json.dumps(row, ensure_ascii=False) + "\n"
+        with self._lock:  # one write per line in append mode: concurrent calls never interleave
+            self.run_log.parent.mkdir(parents=True, exist_ok=True)
+            with self.run_log.open("a", encoding="utf-8") as fh:
+                fh.write(line)
+
+
+def _content(response: Any) -> str:
+    return response.choices[0].message.content or ""
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    for prefix in ("litellm.", "OpenAIException - "):
+        text = text.replace(prefix, "")
+    return re.sub(r"^(?:\w+(?:Error|Exception|Timeout): )+", "", text)[:300]
+
+
+def _unreachable(exc: BaseException) -> bool:
+    # litellm reports a refused connection as InternalServerError("Connection error.")
+    return type(exc).__name__ == "APIConnectionError" or "connection error" in str(exc).lower()
+
+
+def _give_up(gw: Gateway, exc: BaseException, tries: int) -> str:
+    name = type(exc).__name__
+    if _unreachable(exc):
+        where = gw.api_base or os.environ.get("OPENAI_API_BASE") or "the provider"
+        return (f"cannot reach {where} for model {gw.model} after {tries} tries ({_short(exc)}); "
+                "is the server running? (memory.api_base / OPENAI_API_BASE)")
+    if name == "Timeout":
+        return f"model {gw.model} timed out {tries} times (timeout {gw.timeout_s:g}s)"
+    return f"model {gw.model} failed {tries} times ({name}: {_short(exc)})"
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a model answer, tolerating prose and code fences around it."""
+    stripped = text.strip()
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    decoder = json.JSONDecoder()
+    pos = stripped.find("{")
+    while pos != -1:
+        try:
+            obj, _ = decoder.raw_decode(stripped, pos)
+        except ValueError:
+            pos = stripped.find("{", pos + 1)
+            continue
+        if isinstance(obj, dict):
+            return obj
+        pos = stripped.find("{", pos + 1)
+    raise ValueError("the answer holds no JSON object")
+
+
+def describe_invalid(exc: Exception) -> str:
+    """A short, one-line account of why an answer failed validation."""
+    if isinstance(exc, ValidationError):
+        parts = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:3]]
+        more = exc.error_count() - 3
+        return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+    return str(exc)[:200]

@@ -1,0 +1,230 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for LLM tests.
+
+Tests never patch memcli's model code: litellm talks real HTTP to this server, which replays a
+queue of scripted replies and records every request body. Use the `fake_llm` fixture:
+
+    def test_x(fake_llm):
+        fake_llm.push_json({"decisions": [], ...})      # message content = that JSON
+        fake_llm.push(Reply(status=429), Reply(content="hi"))
+        fake_llm.push(Reply(tool_calls=[tool_call("memory_read", {"slug": "x"})]))
+        fake_llm.push(Reply(delay=30))                   # hangs longer than the client timeout
+        fake_llm.push(Reply(raw_body="{not json"))       # malformed HTTP body
+        ... run memcli against model "openai/fake" (the fixture sets OPENAI_API_BASE/KEY) ...
+        fake_llm.requests[0]["messages"]                 # what was sent, after redaction
+
+When the queue is empty, `responder(request_body) -> Reply` answers (default: `{}` as content,
+i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer 400 to a
+`response_format` of type `json_schema`, like llama.cpp's server does.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+FAKE_MODEL = "openai/fake-model"
+FAKE_KEY = "sk-fake-test-key-not-secret"
+
+
+@dataclass
+class Reply:
+    """One scripted answer. `raw_body` (str) replaces the whole HTTP body; `delay` sleeps first."""
+
+    status: int = 200
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    raw_body: str | None = None
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, int] | None = None
+    error_message: str = "scripted error"
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> dict[str, Any]:
+    """One OpenAI tool call, as the assistant message carries it."""
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return {
+        "id": call_id or f"call_{name}_{abs(hash(args)) % 10**8}",
+        "type": "function",
+        "function": {"name": name, "arguments": args},
+    }
+
+
+def _default_responder(body: dict[str, Any]) -> Reply:
+    return Reply(content="{}")
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.requests: list[dict[str, Any]] = []  # parsed JSON request bodies, in arrival order
+        self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
+        self.responder: Callable[[dict[str, Any]], Reply] = _default_responder
+        self.refuse_json_schema = False
+        self.refuse_json_object = False
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    # -- scripting ---------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The api base to give litellm (`.../v1`)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def push_json(self, obj: Any, **kw: Any) -> None:
+        self.push(Reply(content=json.dumps(obj, ensure_ascii=False), **kw))
+
+    def push_text(self, text: str, **kw: Any) -> None:
+        self.push(Reply(content=text, **kw))
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def sent_text(self) -> str:
+        """Everything the client sent, as one string (for 'no secret left the machine' checks)."""
+        with self._lock:
+            return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> FakeLLM:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()  # wakes handlers that are 'hanging'
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- serving -----------------------------------------------------------------------------
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        fmt = body.get("response_format") if isinstance(body, dict) else None
+        fmt_type = fmt.get("type") if isinstance(fmt, dict) else None
+        if self.refuse_json_schema and fmt_type == "json_schema":
+            return Reply(status=400, error_message="response_format type json_schema is not supported")
+        if self.refuse_json_object and fmt_type == "json_object":
+            return Reply(status=400, error_message="response_format type json_object is not supported")
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return self.responder(body)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep pytest output clean
+                pass
+
+            def do_GET(self) -> None:  # /v1/models, for clients that probe
+                self._send(200, json.dumps({"object": "list", "data": [{"id": "fake-model"}]}))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                path = self.path.split("?", 1)[0].rstrip("/")
+                if path not in ("/v1/chat/completions", "/chat/completions"):
+                    self._send(404, json.dumps({"error": {"message": f"no route {path}"}}))
+                    return
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = {"_unparsed": raw.decode("utf-8", "replace")}
+                with fake._lock:
+                    fake.requests.append(body)
+                    fake.paths.append(path)
+                    fake.headers.append(dict(self.headers.items()))
+                reply = fake._next_reply(body)
+                if reply.delay and fake._stop.wait(reply.delay):
+                    return
+                self._send(reply.status, _render(reply, body), reply.headers)
+
+            def _send(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
+                data = text.encode("utf-8")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and went away
+
+        return Handler
+
+
+def _render(reply: Reply, body: dict[str, Any]) -> str:
+    if reply.raw_body is not None:
+        return reply.raw_body
+    if reply.status >= 400:
+        kind = {429: "rate_limit_exceeded", 400: "invalid_request_error"}.get(reply.status, "server_error")
+        return json.dumps({"error": {"message": reply.error_message, "type": kind, "code": reply.status}})
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = reply.tool_calls
+    sent = json.dumps(body.get("messages", []), ensure_ascii=False)
+    usage = reply.usage or {
+        "prompt_tokens": max(1, len(sent) // 4),
+        "completion_tokens": max(1, len(reply.content or json.dumps(reply.tool_calls or "")) // 4),
+    }
+    usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+    return json.dumps(
+        {
+            "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                }
+            ],
+            "usage": usage,
+        },
+        ensure_ascii=False,
+    )
+
+
+@pytest.fixture
+def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    """A started fake server; litellm's OpenAI env vars point at it, so model `openai/fake-model`
+    (FAKE_MODEL) reaches it through the real request path with no config."""
+    with FakeLLM() as fake:
+        monkeypatch.setenv("OPENAI_API_BASE", fake.url)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+        yield fake
