@@ -173,8 +173,8 @@ class Protection:
             Violation(
                 "protected-record",
                 f"{path} is used often ({rate:g} explicit invokes per million tokens, threshold "
-                f"{self.threshold:g}); it may shrink by at most half ({before} → at least "
-                f"{(before + 1) // 2} characters, proposed {after})",
+                f"{self.threshold:g}); its body may shrink by at most half "
+                f"({before} → at least {(before + 1) // 2} characters, proposed {after})",
                 path,
             )
         ]

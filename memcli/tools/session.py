@@ -215,9 +215,10 @@ class ToolSession:
         if data is None:
             violations += check_delete_kind(rel) + self._protection.check_delete(rel)
         else:
-            if size_before is not None and size_after is not None:
-                violations += self._protection.check_shrink(rel, size_before, size_after)
             loc = locate(rel)
+            if before is not None:
+                old_body, new_body = _body_chars(rel, before), _body_chars(rel, data)
+                violations += self._protection.check_shrink(rel, old_body, new_body)
             if loc.kind is Kind.KNOWLEDGE and before is None:
                 violations += check_new_knowledge(
                     rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
@@ -243,6 +244,13 @@ class ToolSession:
         )
         done = {"create": "created", "replace": "replaced", "edit": "edited", "delete": "deleted"}[op]
         return success(f"{done} {rel} ({_size(size_before)}→{_size(size_after)} chars)", warnings, path=rel)
+
+
+def _body_chars(rel: str, data: bytes) -> int:
+    """What "shrinking" measures: the body (frontmatter is bookkeeping), or the text when unparsable."""
+    loc = locate(rel)
+    rec = parse_record(rel, data, loc.kind, loc.slug)
+    return len(rec.body) if rec.ok else len(data.decode("utf-8", errors="replace"))
 
 
 def _size(n: int | None) -> str:
