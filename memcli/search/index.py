@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,10 +22,11 @@ from pathlib import Path
 from memcli.search.hit import SearchHit
 from memcli.search.records import IndexedRecord, read_record
 from memcli.search.text import TOKENIZER_VERSION
-from memcli.workspace import Workspace, locate
+from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
 SCHEMA_VERSION = 1
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
 
 _SCHEMA = """
@@ -65,7 +67,6 @@ class SearchIndex:
     def __init__(self, root: Path, db_path: Path | None = None) -> None:
         self.root = Path(root).resolve()
         self.db_path = db_path
-        self._ws = Workspace(self.root)
         self.conn = self._open()
 
     @classmethod
@@ -128,16 +129,33 @@ class SearchIndex:
 
     # -- incremental refresh -----------------------------------------------------------------
     def _listing(self) -> dict[str, os.stat_result]:
+        """Record files (the same set `locate()` gives a kind) → lstat, without following links.
+
+        Only the record folders are scanned, one level deep, with scandir: at 10 000 records this
+        runs on every query, so it avoids pathlib and a second stat per file.
+        """
         out: dict[str, os.stat_result] = {}
-        for rel in self._ws.iter_files():
-            if locate(rel).kind is None:
-                continue
+        for folder in RECORD_DIRS:
             try:
-                st = os.lstat(self.root / rel)
+                entries = os.scandir(self.root / folder)
             except OSError:
                 continue
-            if os.path.isfile(self.root / rel) and not os.path.islink(self.root / rel):
-                out[rel] = st
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".md") or name.startswith("."):
+                        continue
+                    if entry.is_file(follow_symlinks=False):
+                        try:
+                            out[f"{folder}/{name}"] = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+        try:
+            st = os.lstat(self.root / SUMMARY_PATH)
+        except OSError:
+            return out
+        if stat.S_ISREG(st.st_mode):
+            out[SUMMARY_PATH] = st
         return out
 
     def refresh(self) -> RefreshStats:
