@@ -1,0 +1,151 @@
+"""`memcli sessions` and `memcli source`: the library side of the two commands."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sys
+from pathlib import Path
+
+from memcli.errors import EXIT_OK, MemcliError, UsageError, WorkspaceNotFound
+from memcli.sessions.discover import discover, find_session
+from memcli.sessions.model import Entry, SessionInfo
+from memcli.sessions.reader import read_entries
+from memcli.sessions.render import entry_json, entry_text, human_size, info_json, minute
+
+_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+
+
+class RangeError(MemcliError):
+    """A Source range that is not inside its session."""
+
+
+def parse_since(value: str | None, now: dt.datetime | None = None) -> dt.datetime | None:
+    """`2025-09-01`, `2025-09-01T10:00`, or a relative `30m` / `12h` / `7d` / `2w` → aware UTC time."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    match = _RELATIVE.match(text)
+    if match:
+        amount = float(match.group(1))
+        return (now or dt.datetime.now(dt.UTC)) - dt.timedelta(**{_UNITS[match.group(2)]: amount})
+    try:
+        stamp = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--since {value!r}: use a date (2025-09-01), a time (2025-09-01T10:00) "
+                         "or an age (30m, 12h, 7d, 2w)") from None
+    return stamp if stamp.tzinfo else stamp.astimezone(dt.UTC)
+
+
+def parse_spec(spec: str) -> tuple[str, tuple[int, int] | None]:
+    """`SESSION:START-END`, `SESSION:N` or `SESSION` → (session id, inclusive range or None)."""
+    session, sep, tail = spec.strip().rpartition(":")
+    if not sep:
+        session, tail = spec.strip(), ""
+    match = _RANGE.match(tail) if tail else None
+    if tail and not match:
+        if not re.fullmatch(r"[\d\s-]+", tail):
+            session, match = spec.strip(), None  # a colon inside the id, no range
+        else:
+            raise UsageError(f"{spec!r}: write the range as SESSION:START-END with 0-based entry indices")
+    if not session:
+        raise UsageError(f"{spec!r}: no session id before the range (SESSION:START-END)")
+    if match is None:
+        return session, None
+    start = int(match.group(1))
+    end = int(match.group(2)) if match.group(2) is not None else start
+    if end < start:
+        raise UsageError(f"{spec!r}: the range ends before it starts; write {session}:{end}-{start}")
+    return session, (start, end)
+
+
+def _workspace(workspace: Path | None, need: bool):
+    from memcli.workspace import Workspace
+
+    try:
+        return Workspace.open(workspace)
+    except WorkspaceNotFound:
+        if need:
+            raise
+        return Workspace(Path.cwd())  # explicit paths work outside a workspace too
+
+
+def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = None,
+                 as_json: bool = False) -> int:
+    ws = _workspace(workspace, need=not paths)
+    infos = discover(ws, since=parse_since(since), paths=paths or None)
+    if as_json:
+        print(json.dumps([info_json(i) for i in infos], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not infos:
+        print("No sessions found for this workspace (see docs/sessions.md for where memcli looks).")
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False)
+    table.add_column("agent", no_wrap=True)
+    table.add_column("session", overflow="fold")  # ids are what `memcli source` needs: never cut them
+    for name in ("entries", "skipped"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("first", no_wrap=True)
+    table.add_column("last", no_wrap=True)
+    table.add_column("size", justify="right", no_wrap=True)
+    for info in infos:
+        table.add_row(Text(info.agent), Text(info.session_id), str(info.entries), str(info.skipped or ""),
+                      minute(info.first_time), minute(info.last_time), human_size(info.size))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=1_000)  # a pipe or a file: full ids on one line each, for grep and cut
+    console.print(table)
+    return EXIT_OK
+
+
+def _last_line(info: SessionInfo, lines_read: int) -> int:
+    if info.agent == "aider":
+        stop = info.extra.get("stop")
+        return stop - 1 if stop is not None else info.extra.get("start", 0) + lines_read - 1
+    return lines_read - 1
+
+
+def select(info: SessionInfo, span: tuple[int, int] | None) -> list[Entry]:
+    """The entries of a session that overlap the line span (all of them without one)."""
+    stream = read_entries(info)
+    chosen: list[Entry] = []
+    for entry in stream:
+        first, last = entry.span
+        if span is None or (first <= span[1] and last >= span[0]):
+            chosen.append(entry)
+        elif first > span[1]:
+            return chosen  # entries come in line order: nothing later can overlap
+    if span is not None:
+        low = info.extra.get("start", 0) if info.agent == "aider" else 0
+        high = _last_line(info, stream.stats.lines)
+        if span[0] < low or span[1] > high:
+            raise RangeError(f"{info.session_id}:{span[0]}-{span[1]} is out of range: the session spans "
+                             f"lines {low}-{high} of {info.path}")
+    return chosen
+
+
+def run_source(workspace: Path | None, spec: str, paths: list[Path] | None = None,
+               as_json: bool = False) -> int:
+    session_id, span = parse_spec(spec)
+    ws = _workspace(workspace, need=not paths)
+    info = find_session(ws, session_id, paths=paths or None)
+    chosen = select(info, span)
+    if as_json:
+        doc = {"session_id": info.session_id, "agent": info.agent, "path": str(info.path),
+               "range": list(span) if span else None, "entries": [entry_json(e) for e in chosen]}
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    where = f"{span[0]}-{span[1]}" if span else "all"
+    out = [f"── {info.session_id}:{where} · {info.agent} · {info.path}"]
+    if not chosen:
+        out.append("(no conversation entries in these lines)")
+    out.extend(entry_text(e) for e in chosen)
+    sys.stdout.write("\n".join(out) + "\n")
+    return EXIT_OK
