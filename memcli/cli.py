@@ -122,6 +122,32 @@ def context(
     raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
 
 
+@app.command()
+def sessions(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Session files or folders (default: discover this workspace's).")] = None,  # noqa: UP045,E501
+    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions active since a date or age (2025-09-01, 7d, 12h).")] = None,  # noqa: UP045,E501
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """List the agent sessions of this workspace: agent, id, entries, first/last time, size."""
+    from memcli.sessions.commands import run_sessions
+
+    raise typer.Exit(run_sessions(workspace, list(paths or []), since=since, as_json=as_json))
+
+
+@app.command()
+def source(
+    spec: Annotated[str, typer.Argument(metavar="SESSION:START-END", help="Session id (or unique prefix) and entry range.")],  # noqa: E501
+    paths: Annotated[Optional[list[Path]], typer.Option("--path", help="Look in these session files/folders instead of discovering.")] = None,  # noqa: UP045,E501
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Print the transcript entries a Source points to (role, time, text, tool calls)."""
+    from memcli.sessions.commands import run_source
+
+    raise typer.Exit(run_source(workspace, spec, list(paths or []), as_json=as_json))
+
+
 def main(argv: list[str] | None = None) -> None:
     from memcli.boundary import run_guarded
 
