@@ -1,0 +1,94 @@
+"""`memcli metrics`: count new session entries, then print per-record usage or the candidate report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from memcli.errors import EXIT_OK, UsageError
+from memcli.metrics.api import Metrics, record_json, refresh_metrics
+from memcli.metrics.candidates import CandidateReport, candidate_report
+from memcli.metrics.scan import ScanSummary
+from memcli.workspace import Workspace
+
+
+def run(
+    ws: Workspace,
+    *,
+    candidates: bool = False,
+    as_json: bool = False,
+    rebuild: bool = False,
+    sessions: list[Path] | None = None,
+    show_all: bool = False,
+    out: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    for path in sessions or []:
+        if not path.exists():
+            raise UsageError(f"session file {path} does not exist")
+    metrics, summary = refresh_metrics(ws, sessions or None, rebuild=rebuild)
+    if candidates:
+        report = candidate_report(ws, metrics)
+        if as_json:
+            out.write(json.dumps(report.to_json_dict(), ensure_ascii=False, indent=2) + "\n")
+        else:
+            _print_candidates(report, out)
+        return EXIT_OK
+    if as_json:
+        data = metrics.to_json_dict()
+        data["scan"] = summary.__dict__
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _print_table(metrics, summary, out, show_all)
+    return EXIT_OK
+
+
+def _console(out: TextIO):
+    from rich.console import Console
+
+    return Console(file=out, highlight=False, soft_wrap=False, width=None if out.isatty() else 120)
+
+
+def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: bool) -> None:
+    from rich.table import Table
+
+    console = _console(out)
+    rows = [m for m in metrics.records.values() if show_all or m.count]
+    rows.sort(key=lambda m: (-m.rate, m.path))
+    table = Table(title=f"Explicit invokes per million session tokens (protect at ≥ {metrics.threshold:g})")
+    for name, justify in (("record", "left"), ("invokes", "right"), ("rate", "right"),
+                          ("last use", "left"), ("protected", "center")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for m in rows:
+        item = record_json(m, metrics.threshold)
+        last = (item["last_use"] or "-")[:16].replace("T", " ")
+        name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
+        table.add_row(name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no")
+    console.print(table)
+    hidden = len(metrics.records) - len(rows)
+    tail = f"; {hidden} records without invokes hidden (--all shows them)" if hidden else ""
+    console.print(f"{metrics.sessions} sessions, {metrics.tokens:,} tokens; this run read {summary.scanned} "
+                  f"session files ({summary.entries:,} new entries, {summary.invokes} invokes){tail}")
+
+
+def _print_candidates(report: CandidateReport, out: TextIO) -> None:
+    console = _console(out)
+    if not report.candidates:
+        console.print(f"No knowledge candidates ({report.staging_files} staging files read).")
+        return
+    for c in report.candidates:
+        console.print(f"[bold]{c.kind}[/bold]: {c.topic}  ({c.sessions} sessions)", markup=True)
+        console.print("  sources: " + ", ".join(f"{s}:{a}-{b}" for s, a, b in c.sources[:12])
+                      + (f" (+{len(c.sources) - 12})" if len(c.sources) > 12 else ""), markup=False)
+        if c.related:
+            console.print("  related: " + ", ".join(c.related), markup=False)
+        for ev in c.evidence[:10]:
+            if c.kind == "recurring":
+                console.print(f"  - {ev['type']} in {ev['origin']}: {ev['title']}", markup=False)
+            else:
+                line = f"  - {ev['invokes']} invokes, {ev['rate']:.2f} per Mtok (≥ {ev['protect_rate']:g})"
+                console.print(line, markup=False)
+    if report.staging_skipped:
+        console.print(f"{report.staging_skipped} unreadable staging files skipped.")

@@ -1,0 +1,160 @@
+"""Incremental counting: read only the entries of each session that were not counted before.
+
+Per transcript file the state remembers its size, mtime, a hash of its first bytes and the next
+entry index. Agents append, so a grown file with the same head is continued from that index; a file
+that shrank or whose head changed was rewritten (Gemini CLI rewrites its JSON) and is recounted
+from scratch — its old counts are dropped first, so nothing is ever counted twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.metrics.detect import entry_invokes
+from memcli.metrics.state import SessionState, State, load_state, save_state
+from memcli.sessions.model import Entry, SessionInfo
+
+_HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class ScanSummary:
+    sessions: int  # discovered
+    scanned: int  # read this run (new, grown or rewritten)
+    recounted: int  # rewritten or shrunk files counted again from the start
+    entries: int  # entries counted this run
+    invokes: int  # invokes found this run
+
+
+def estimate_tokens(text: str) -> int:
+    """~4 ASCII characters per token, ~1 token per CJK character (no tokenizer: this runs over GBs)."""
+    if not text:
+        return 0
+    if text.isascii():
+        return (len(text) + 3) // 4
+    wide = (len(text.encode("utf-8")) - len(text)) // 2  # 3-byte UTF-8 characters add 2 bytes each
+    return (len(text) - wide + 3) // 4 + wide
+
+
+def _entry_text_tokens(entry: Entry) -> int:
+    total = estimate_tokens(entry.text)
+    for result in entry.tool_results:
+        total += estimate_tokens(result.content)
+    for call in entry.tool_calls:
+        args = call.arguments if isinstance(call.arguments, str) else str(call.arguments)
+        total += estimate_tokens(call.name) + estimate_tokens(args)
+    return total
+
+
+def count_entries(session: SessionState, entries: Iterable[Entry], fallback: dt.datetime) -> tuple[int, int]:
+    """Add entries with index >= session.next_index to `session`; returns (entries, invokes) added.
+
+    Logged usage comes from the stream's `stats.tokens` when the adapter keeps one (the whole file's
+    total: Codex logs usage on lines that are not entries), else from the new entries' `tokens`.
+    """
+    start = session.next_index
+    last = dt.datetime.fromisoformat(session.last_time) if session.last_time else None
+    counted = found = logged_new = 0
+    new_days: dict[str, int] = {}
+    for entry in entries:
+        if entry.index < start:
+            continue
+        when = entry.timestamp or last or fallback
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.UTC)
+        last = when
+        day = when.astimezone(dt.UTC).date().isoformat()
+        logged_new += entry.tokens or 0
+        estimate = _entry_text_tokens(entry)
+        new_days[day] = new_days.get(day, 0) + estimate
+        stamp = entry.timestamp.isoformat() if entry.timestamp else None
+        for hit in entry_invokes(entry):
+            session.invokes.append((hit.target, hit.how, entry.index, stamp))
+            found += 1
+        span_end = getattr(entry, "end", None) or entry.index  # a merged entry spans several lines
+        session.next_index = max(session.next_index, span_end + 1)
+        counted += 1
+    stats = getattr(entries, "stats", None)
+    total = stats.tokens if stats is not None else session.logged_total + logged_new
+    _spread(session.logged, max(total - session.logged_total, 0), new_days, last or fallback)
+    session.logged_total = max(total, session.logged_total)
+    for day, estimate in new_days.items():
+        if estimate:
+            session.estimated[day] = session.estimated.get(day, 0) + estimate
+    session.entries += counted
+    if last is not None:
+        session.last_time = last.isoformat()
+    return counted, found
+
+
+def _spread(buckets: dict[str, int], tokens: int, weights: dict[str, int], when: dt.datetime) -> None:
+    """Add `tokens` to day buckets in proportion to the new text per day (all to `when` without any)."""
+    if tokens <= 0:
+        return
+    weight = sum(weights.values())
+    if weight <= 0:
+        day = when.astimezone(dt.UTC).date().isoformat()
+        buckets[day] = buckets.get(day, 0) + tokens
+        return
+    left = tokens
+    days = sorted(weights)
+    for day in days[:-1]:
+        share = tokens * weights[day] // weight
+        buckets[day] = buckets.get(day, 0) + share
+        left -= share
+    buckets[days[-1]] = buckets.get(days[-1], 0) + left
+
+
+def _head(path: Path, length: int) -> str:
+    with path.open("rb") as fh:
+        return hashlib.sha1(fh.read(length)).hexdigest()
+
+
+def update_state(state: State, infos: Iterable[SessionInfo], read_session) -> ScanSummary:
+    """Bring `state` up to date with the given sessions; `read_session(info)` streams entries."""
+    sessions = scanned = recounted = entries = invokes = 0
+    for info in infos:
+        sessions += 1
+        path = Path(info.path)
+        key = f"{path.resolve()}#{info.session_id}"  # one Aider history file holds many sessions
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # vanished between discovery and now: the next run sees it (or not)
+        old = state.sessions.get(key)
+        if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
+            continue
+        if old is not None and (stat.st_size < old.size or _head(path, old.head_len) != old.head):
+            old = None  # rewritten: drop its counts and count it again
+            recounted += 1
+        head_len = min(stat.st_size, _HEAD_BYTES)
+        current = old or SessionState(session_id=info.session_id, agent=info.agent)
+        _, stream = read_session(info)
+        fallback = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
+        added, found = count_entries(current, stream, fallback)
+        current.size, current.mtime_ns = stat.st_size, stat.st_mtime_ns
+        current.head, current.head_len = _head(path, head_len), head_len
+        state.sessions[key] = current
+        scanned += 1
+        entries += added
+        invokes += found
+    return ScanSummary(sessions, scanned, recounted, entries, invokes)
+
+
+def refresh(
+    state_dir: Path, infos: Iterable[SessionInfo], *, rebuild: bool = False
+) -> tuple[State, ScanSummary]:
+    """Load the state, count what is new, save it atomically (only when something changed)."""
+    from memcli.sessions import read_session
+
+    state = None if rebuild else load_state(state_dir)
+    state = state or State()
+    summary = update_state(state, infos, read_session)
+    if summary.scanned or rebuild or not os.path.exists(state_dir / "metrics.json"):
+        save_state(state_dir, state)
+    return state, summary
