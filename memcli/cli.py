@@ -148,6 +148,22 @@ def source(
     raise typer.Exit(run_source(workspace, spec, list(paths or []), as_json=as_json))
 
 
+@app.command()
+def metrics(
+    candidates: Annotated[bool, typer.Option("--candidates", help="Print the knowledge-candidate report.")] = False,  # noqa: E501
+    show_all: Annotated[bool, typer.Option("--all", help="List records without invokes too.")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Forget the counts; read every session again.")] = False,  # noqa: E501
+    session: Annotated[Optional[list[Path]], typer.Option("--session", metavar="PATH", help="Count these transcript files or folders instead of discovering.")] = None,  # noqa: UP045, E501
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Usage metrics: explicit invokes per record per million session tokens; knowledge candidates."""
+    from memcli.metrics.run import run
+
+    raise typer.Exit(run(_open(workspace), candidates=candidates, as_json=json_out, rebuild=rebuild,
+                         sessions=list(session or []), show_all=show_all))
+
+
 def main(argv: list[str] | None = None) -> None:
     from memcli.boundary import run_guarded
 
