@@ -1,0 +1,165 @@
+"""`memcli context`: what an agent should always have in context (spec 2 §6).
+
+`memory/summary.md`, then a `slug — description` index of knowledge with `model_invocation: true`,
+cut to a token budget and closed by one line saying what was cut. Order, most useful first:
+the summary (the project's current state), then knowledge by kind — rule, policy, howto, fact, term
+(constraints an agent must obey before procedures, procedures before look-ups) — newest
+`updated_at` first within a kind, slug as the tie-break, so the output is deterministic.
+Broken records (the Linter's parse/schema errors) are skipped and listed in JSON, never fatal.
+Decisions are not part of the resident context, so a replaced decision never appears.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from memcli.errors import EXIT_OK, UsageError
+from memcli.lint.snapshot import Snapshot
+from memcli.tokens import TokenCounter, get_counter
+from memcli.workspace import SUMMARY_PATH, Kind, Workspace
+
+KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
+FORMATS = ("markdown", "json")
+MIN_BUDGET = 100
+INDEX_HEADING = "## Knowledge index\n\nRead `knowledge/<slug>.md` when an entry applies to the task.\n\n"
+
+
+@dataclass(frozen=True)
+class Entry:
+    slug: str
+    kind: str
+    description: str
+    path: str
+
+    @property
+    def line(self) -> str:
+        return f"- {self.slug} — {self.description}\n"
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    text: str
+    tokens: int
+    budget: int
+    tokenizer: str
+    summary_path: str | None
+    summary_truncated: bool
+    shown: tuple[Entry, ...]
+    cut: int  # knowledge entries left out
+    skipped: tuple[str, ...] = field(default=())  # broken records
+
+    def to_json_dict(self) -> dict[str, object]:
+        return {
+            "schema": "memcli.context",
+            "version": 1,
+            "budget_tokens": self.budget,
+            "tokens": self.tokens,
+            "tokenizer": self.tokenizer,
+            "summary": {"path": self.summary_path, "truncated": self.summary_truncated},
+            "knowledge": [
+                {"slug": e.slug, "kind": e.kind, "description": e.description, "path": e.path}
+                for e in self.shown
+            ],
+            "cut": {"knowledge": self.cut, "summary_truncated": self.summary_truncated},
+            "skipped": list(self.skipped),
+            "text": self.text,
+        }
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def resident_entries(snapshot: Snapshot) -> tuple[list[Entry], list[str]]:
+    """Every valid model-invoked knowledge entry in context order, and the broken paths skipped."""
+    entries: list[tuple[tuple[object, ...], Entry]] = []
+    skipped: list[str] = []
+    for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
+        rec = snapshot.record(path)
+        model = rec.model
+        if model is None:
+            skipped.append(path)
+            continue
+        if not model.model_invocation:  # the parser maps the old spelling `model_invokation` here
+            continue
+        entry = Entry(slug, model.kind, _one_line(model.description), path)
+        rank = KIND_ORDER.index(model.kind)
+        entries.append(((rank, -model.updated_at.timestamp(), slug), entry))
+    entries.sort(key=lambda pair: pair[0])
+    return [e for _, e in entries], sorted(skipped)
+
+
+def _closing(shown: int, total: int, truncated: bool, budget: int) -> str:
+    cut = total - shown
+    if not cut and not truncated:
+        return f"_(memcli context: all {total} knowledge entries shown; nothing cut.)_\n"
+    what = f"{cut} of {total} knowledge entries cut" if cut else f"all {total} knowledge entries shown"
+    if truncated:
+        what = f"summary truncated, {what}"
+    return f"_(memcli context: {what} to fit {budget} tokens; find the rest with `memcli search`.)_\n"
+
+
+def _fit_lines(lines: list[str], room: int, counter: TokenCounter) -> int:
+    """How many leading `lines` fit in `room` tokens (counted per line, then checked whole)."""
+    used = n = 0
+    for line in lines:
+        cost = counter.count(line)
+        if used + cost > room:
+            break
+        used += cost
+        n += 1
+    while n and counter.count("".join(lines[:n])) > room:
+        n -= 1  # BPE is not exactly additive across pieces: the whole text decides
+    return n
+
+
+def build_context(workspace: Workspace, budget: int | None = None, counter: TokenCounter | None = None,
+                  snapshot: Snapshot | None = None) -> ContextResult:
+    budget = workspace.config.context.budget_tokens if budget is None else budget
+    if budget < MIN_BUDGET:
+        raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
+    counter = counter or get_counter()
+    snap = snapshot or Snapshot(workspace)
+    entries, skipped = resident_entries(snap)
+    summary_lines: list[str] = []
+    summary_path = None
+    if snap.exists(SUMMARY_PATH):
+        rec = snap.record(SUMMARY_PATH)
+        if rec.model is None:
+            skipped = sorted([*skipped, SUMMARY_PATH])
+        else:
+            summary_path = SUMMARY_PATH
+            body = rec.body.strip("\n")
+            summary_lines = [line + "\n" for line in body.split("\n")] + ["\n"] if body.strip() else []
+    # Reserve the closing line at its longest: summary truncated and every entry cut.
+    reserve = counter.count(_closing(0, len(entries), True, budget))
+    room = budget - reserve
+    n_summary = _fit_lines(summary_lines, room, counter)
+    truncated = n_summary < len(summary_lines) and any(s.strip() for s in summary_lines[n_summary:])
+    head = "".join(summary_lines[:n_summary])
+    n = 0
+    if entries and not truncated:
+        lines = [INDEX_HEADING] + [e.line for e in entries]
+        n = max(0, _fit_lines(lines, room - counter.count(head), counter) - 1)
+    while True:  # the whole text decides; drop entries until it fits (rarely more than once)
+        index = INDEX_HEADING + "".join(e.line for e in entries[:n]) if n else ""
+        text = head + index + _closing(n, len(entries), truncated, budget)
+        tokens = counter.count(text)
+        if tokens <= budget or n == 0:
+            break
+        n -= 1
+    return ContextResult(text, tokens, budget, counter.name, summary_path, truncated, tuple(entries[:n]),
+                         len(entries) - n, tuple(skipped))
+
+
+def run(workspace: Workspace, *, budget: int | None = None, fmt: str = "markdown") -> int:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    result = build_context(workspace, budget)
+    if fmt == "json":
+        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(result.text, end="")
+    return EXIT_OK

@@ -1,0 +1,117 @@
+"""The record-level GC checks: the Linter's bloat warnings, stale records, long-replaced decisions,
+unreferenced knowledge. Each takes parsed records and returns candidates; none reads the disk."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+
+from memcli.gc.model import Candidate
+from memcli.lint.finding import Finding
+from memcli.records.parse import ParsedRecord
+from memcli.workspace import Kind
+
+BLOAT_CODES = ("similar-slugs", "sources-overflow", "low-value-large", "replaced-chain-long")
+
+_SLUG = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+# The ways one record names another knowledge record in text (frontmatter included).
+_REFERENCES = re.compile(
+    rf"(?<![\w#&/])#(?P<hash>{_SLUG})(?![\w-])"  # #slug (not C#, &#38;, a/b#c)
+    rf"|`(?P<tick>{_SLUG})`"  # `slug`
+    rf"|(?<![\w-])knowledge/(?P<path>{_SLUG})\.md"  # knowledge/slug.md, ../knowledge/slug.md
+)
+
+
+def bloat_candidates(findings: Iterable[Finding]) -> list[Candidate]:
+    """The Linter's bloat warnings as candidates (the Linter stays the one place that computes them)."""
+    return [
+        Candidate(f.code, (f.path,), f.message, {"lint_code": f.code, "line": f.line})
+        for f in findings
+        if f.code in BLOAT_CODES
+    ]
+
+
+def _age_days(now: dt.datetime, then: dt.datetime) -> int:
+    return (now - then).days
+
+
+def stale_candidates(records: Iterable[ParsedRecord], now: dt.datetime, stale_days: int) -> list[Candidate]:
+    """Valid records whose `updated_at` is more than `stale_days` old (replaced decisions excluded:
+    `replaced-long` covers them)."""
+    out = []
+    for rec in records:
+        model = rec.model
+        if rec.kind is Kind.DECISION and model.status == "replaced":
+            continue
+        age = _age_days(now, model.updated_at)
+        if age > stale_days:
+            out.append(
+                Candidate(
+                    "stale",
+                    (rec.path,),
+                    f"not updated for {age} days (more than {stale_days}); check it still holds, "
+                    "then update or drop it",
+                    {"updated_at": model.updated_at.isoformat(), "age_days": age, "stale_days": stale_days},
+                )
+            )
+    return out
+
+
+def replaced_candidates(
+    records: Iterable[ParsedRecord], now: dt.datetime, replaced_days: int
+) -> list[Candidate]:
+    """Decisions in `status: replaced` for more than `replaced_days` (by `updated_at`, which the
+    replacement sets)."""
+    out = []
+    for rec in records:
+        model = rec.model
+        if rec.kind is not Kind.DECISION or model.status != "replaced":
+            continue
+        age = _age_days(now, model.updated_at)
+        if age > replaced_days:
+            out.append(
+                Candidate(
+                    "replaced-long",
+                    (rec.path,),
+                    f"replaced by {model.replaced_by!r} {age} days ago (more than {replaced_days}); "
+                    "fold what still matters into the newer decision and trim this one",
+                    {"replaced_by": model.replaced_by, "updated_at": model.updated_at.isoformat(),
+                     "age_days": age, "replaced_days": replaced_days},
+                )
+            )
+    return out
+
+
+def referenced_slugs(rec: ParsedRecord) -> set[str]:
+    """Slugs a record names: `#slug`, `` `slug` ``, `knowledge/slug.md`, `requires`, `replaced_by`."""
+    found = {m.group(m.lastgroup) for m in _REFERENCES.finditer(rec.text) if m.lastgroup}
+    meta = rec.meta or {}
+    requires = meta.get("requires")
+    if isinstance(requires, list):
+        found.update(r for r in requires if isinstance(r, str))
+    if isinstance(meta.get("replaced_by"), str):
+        found.add(meta["replaced_by"])
+    if rec.kind is Kind.KNOWLEDGE:
+        found.discard(rec.slug or "")  # naming itself is not a reference
+    return found
+
+
+def unreferenced_candidates(
+    knowledge: dict[str, str], every: Iterable[ParsedRecord], resident: set[str]
+) -> list[Candidate]:
+    """Knowledge (slug → path) that no other record names and that `memcli context` does not show."""
+    referenced: set[str] = set()
+    for rec in every:
+        referenced |= referenced_slugs(rec)
+    return [
+        Candidate(
+            "unreferenced-knowledge",
+            (path,),
+            "no record names it and it is not in the resident index (`memcli context`); link it "
+            "from where it applies, set model_invocation: true, or drop it",
+            {"slug": slug},
+        )
+        for slug, path in sorted(knowledge.items())
+        if slug not in referenced and slug not in resident
+    ]
