@@ -54,3 +54,38 @@ def write_staging(root: Path, staging_id: str, session: str, rng: tuple[int, int
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data.model_dump(mode="json"), ensure_ascii=False), encoding="utf-8")
     return path
+
+
+CONFIG = """\
+[memory]
+consolidation_model = "openai/fake-model"
+extract_model = "openai/fake-model"
+retries = {retries}
+backoff_s = 0
+backoff_max_s = 0
+timeout_s = {timeout}
+
+[consolidate]
+trigger_files = 0
+trigger_bytes = 0
+max_iterations = {max_iterations}
+repair_turns = {repair_turns}
+coalesce_runs = {coalesce_runs}
+"""
+
+
+def configure(root: Path, *, retries: int = 1, timeout: float = 20, max_iterations: int = 12,
+              repair_turns: int = 1, coalesce_runs: int = 1) -> None:
+    (root / "memcli.toml").write_text(
+        CONFIG.format(retries=retries, timeout=timeout, max_iterations=max_iterations,
+                      repair_turns=repair_turns, coalesce_runs=coalesce_runs),
+        encoding="utf-8",
+    )
+
+
+def decision(body: str, sources: list[tuple[str, int, int]], status: str = "resolved",
+             replaced_by: str | None = None, created: str = "2026-05-20T10:00:00+00:00") -> str:
+    src = "".join(f"  - session_id: {s}\n    range: [{a}, {b}]\n" for s, a, b in sources)
+    extra = f"replaced_by: {replaced_by}\n" if replaced_by else ""
+    return (f"---\ncreated_at: {created}\nupdated_at: 2026-05-20T10:00:00+00:00\nstatus: {status}\n"
+            f"{extra}sources:\n{src}---\n{body}\n")

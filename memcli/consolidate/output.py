@@ -1,0 +1,144 @@
+"""Options, the per-run result, and what `memcli consolidate` prints (human or `--json`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.consolidate import inputs
+from memcli.consolidate.message import FileReport, counts
+from memcli.errors import EXIT_FINDINGS, EXIT_OK
+from memcli.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Options:
+    if_needed: bool = False
+    dry_run: bool = False
+    no_commit: bool = False
+    allow_dirty: bool = False
+    model: str | None = None
+    json: bool = False
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    started_at: str
+    consumed: list[str]
+    invalid: list[tuple[str, str]] = field(default_factory=list)
+    result: str = "running"  # committed | applied | no-changes | dry-run | failed
+    error: str | None = None
+    sha: str | None = None
+    finished_at: str | None = None
+    reports: list[FileReport] = field(default_factory=list)
+    diff: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    model_calls: int = 0
+    tool_calls: int = 0
+    repair_turns: int = 0
+
+    def absorb(self, convo: Any) -> None:
+        usage = convo.usage
+        if usage is not None:
+            self.prompt_tokens, self.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+            self.cost_usd = usage.cost_usd
+        self.model_calls, self.tool_calls = convo.iterations, convo.tool_calls
+        self.repair_turns = convo.repairs
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def stats_line(self, model: str) -> str:
+        return f"Model {model}: {self.model_calls} calls, {self.tokens} tokens, {_cost(self.cost_usd)}."
+
+    def to_history(self, running: bool = False) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "finished_at": None if running else self.finished_at,
+            "result": "running" if running else self.result,
+            "error": self.error,
+            "commit": self.sha,
+            "consumed": len(self.consumed),
+            "counts": counts(self.reports),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "model_calls": self.model_calls,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.to_history()
+        data["files"] = [r.to_json() for r in self.reports]
+        data["invalid_staging"] = [{"file": f, "why": w} for f, w in self.invalid]
+        data["consumed"] = self.consumed
+        if self.diff:
+            data["diff"] = self.diff
+        return data
+
+
+def _cost(cost: float | None) -> str:
+    return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
+def usage_json(results: list[RunResult]) -> dict[str, Any]:
+    costs = [r.cost_usd for r in results if r.cost_usd is not None]
+    return {
+        "prompt_tokens": sum(r.prompt_tokens for r in results),
+        "completion_tokens": sum(r.completion_tokens for r in results),
+        "cost_usd": sum(costs) if costs else None,
+    }
+
+
+def print_nothing(ws: Workspace, opts: Options) -> None:
+    count, size = inputs.staging_stats(ws)
+    cfg = ws.config.consolidate
+    if opts.json:
+        print(json.dumps({"result": "nothing-to-do", "staging_files": count, "staging_bytes": size,
+                          "trigger_files": cfg.trigger_files, "trigger_bytes": cfg.trigger_bytes}))
+        return
+    print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
+          f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+
+
+_SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."
+
+
+def _human(r: RunResult) -> None:
+    c = counts(r.reports)
+    tally = f"{c['added']} added, {c['updated']} updated, {c['replaced']} replaced, {c['dropped']} dropped"
+    usage = f"{r.model_calls} model calls, {r.tokens} tokens, {_cost(r.cost_usd)}"
+    for name, why in r.invalid:
+        print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
+    if r.result == "failed":
+        print(f"consolidate failed: {r.error}. {_SAFE} ({usage})", file=sys.stderr)
+        return
+    if r.result == "dry-run":
+        sys.stdout.write(r.diff)
+        print(f"dry run: would apply {tally} from {len(r.consumed)} staging files; nothing applied, "
+              f"staging kept ({usage})")
+        return
+    where = {"committed": f"committed {(r.sha or '')[:10]}", "applied": "applied without a commit",
+             "no-changes": "no changes to make"}[r.result]
+    print(f"consolidate: {where}: {tally}; {len(r.consumed)} staging files consumed ({usage})")
+    for rep in r.reports:
+        tag = f" [{', '.join(rep.categories)}]" if rep.categories else ""
+        print(f"  {rep.outcome:8} {rep.path}{tag}")
+
+
+def print_report(results: list[RunResult], opts: Options, usage: Any) -> int:
+    failed = any(r.result == "failed" for r in results)
+    if opts.json:
+        print(json.dumps({"result": "failed" if failed else (results[-1].result if results else "nothing"),
+                          "runs": [r.to_json() for r in results], "usage": usage(results)},
+                         ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            _human(r)
+    return EXIT_FINDINGS if failed else EXIT_OK

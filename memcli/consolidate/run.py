@@ -1,0 +1,177 @@
+"""`memcli consolidate`: one locked, all-or-nothing run (plus bounded coalesced follow-ups).
+
+Order of one run: snapshot the consumed staging ids → scratch copy → one model conversation
+(integration, GC, lint repair) on the copy → the change set → (dry run: print it) → journaled apply
+→ one git commit → remove the consumed staging files. Anything failing before the apply leaves the
+workspace untouched; the apply itself is all-or-nothing (`journal`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.consolidate import agent, gitops, history, inputs, journal, lock, message, scratch
+from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
+from memcli.errors import MemcliError, UsageError
+from memcli.workspace import Workspace
+
+__all__ = ["Options", "run"]
+
+
+@dataclass
+class _Context:
+    ws: Workspace
+    opts: Options
+    repo: gitops.Repo | None
+    gateway: Any
+    results: list[RunResult] = field(default_factory=list)
+
+
+def _stamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _preflight(ws: Workspace, opts: Options) -> gitops.Repo | None:
+    repo = gitops.open_repo(ws)
+    if repo is None and not (opts.dry_run or opts.no_commit):
+        raise UsageError(
+            f"{ws.root} is not inside a git repository: run `git init` first, or pass --no-commit"
+        )
+    if repo is not None and not (opts.allow_dirty or opts.dry_run):
+        dirty = gitops.dirty_paths(repo)
+        if dirty:
+            shown = ", ".join(dirty[:5]) + (f" (+{len(dirty) - 5} more)" if len(dirty) > 5 else "")
+            raise UsageError(
+                f"uncommitted changes in memory/ or knowledge/ ({shown}): commit or discard them first, "
+                "or pass --allow-dirty"
+            )
+    return repo if not opts.no_commit and not opts.dry_run else None
+
+
+def _scratch_workspace(ws: Workspace, run_id: str) -> Workspace:
+    work = scratch.make(ws, run_id)
+    # The scratch copy gets its own state folder: the tools' search index must not mix the copy's
+    # records with the real workspace's (MEMCLI_STATE_DIR would otherwise make them share one).
+    work.__dict__["state_dir"] = work.root / ".memcli"
+    return work
+
+
+@dataclass(frozen=True)
+class _Material:
+    candidates: dict[str, Any]  # knowledge-candidate report (JSON form, for the model)
+    candidate_sources: frozenset[tuple[str, int, int]]  # what a new knowledge file may cite
+    gc_report: dict[str, Any]
+    rates: dict[str, float] | None  # usage protection; None while no metrics exist
+
+
+def _material(ws: Workspace) -> _Material:
+    """Knowledge-candidate report, gc-report and usage rates, from the workspace as it is now."""
+    from memcli.gc import RecordUsage, build_report
+    from memcli.metrics import candidate_report, load_metrics
+
+    metrics = load_metrics(ws)
+    report = candidate_report(ws, metrics)
+    usage = None
+    if metrics is not None:
+        usage = {
+            path: RecordUsage(m.count, m.tokens, m.last_use, m.window_start)
+            for path, m in metrics.records.items()
+        }
+    gc = build_report(ws, metrics=usage)
+    return _Material(report.to_json_dict(), report.sources, gc.to_json_dict(),
+                     metrics.rates() if metrics else None)
+
+
+def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResult:
+    from memcli.tools import ToolSession
+
+    ws, opts = ctx.ws, ctx.opts
+    result = RunResult(run_id, started_at=history.now(), consumed=staging.ids, invalid=list(staging.invalid))
+    history.record(ws, "consolidate", result.to_history(running=True))
+    work = _scratch_workspace(ws, run_id)
+    convo = None
+    try:
+        before = scratch.fingerprint(ws)
+        material = _material(ws)
+        tools = ToolSession(
+            work,
+            allowed_sources=staging.sources,
+            knowledge_sources=material.candidate_sources,
+            usage_rates=material.rates,
+        )
+        cfg = ws.config.consolidate
+        convo = agent.Conversation(
+            ctx.gateway,
+            tools,
+            work,
+            inputs.build_input(ws, staging, material.candidates, material.gc_report),
+            now=dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns,
+        )
+        convo.run()
+        result.absorb(convo)
+        changes = scratch.changes(ws, work)
+        result.reports = message.file_reports(changes, tools.journal)
+        if opts.dry_run:
+            result.result = "dry-run"
+            result.diff = "".join(scratch.unified_diff(c) for c in changes)
+            return result
+        if scratch.fingerprint(ws) != before:
+            raise agent.RunFailed("memory/ or knowledge/ changed while the model worked; run again")
+        if not changes:
+            journal.apply(ws, [], run_id=run_id, consumed=staging.ids, repo=None, message="")
+            result.result = "no-changes"
+            return result
+        text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
+                                      stats=result.stats_line(ctx.gateway.model))
+        applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
+        result.sha = applied.sha
+        result.result = "committed" if applied.sha else "applied"
+        return result
+    except MemcliError as exc:
+        if convo is not None:
+            result.absorb(convo)
+        result.result, result.error = "failed", str(exc)
+        return result
+    except BaseException as exc:  # a bug or an interrupt: still leave an honest history entry
+        result.result, result.error = "failed", f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        result.finished_at = history.now()
+        history.record(ws, "consolidate", result.to_history())
+        scratch.drop(work)
+
+
+def run(ws: Workspace, opts: Options) -> int:
+    import sys
+
+    note = journal.recover(ws)
+    if note:
+        print(f"consolidate: {note}", file=sys.stderr)
+    if opts.if_needed and not inputs.trigger_reached(ws):
+        print_nothing(ws, opts)
+        return 0
+    repo = _preflight(ws, opts)
+    from memcli.llm import Gateway
+
+    ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
+    base_id = f"{_stamp()}-{os.getpid()}"
+    held = lock.acquire(ws, base_id, [])
+    try:
+        scratch.clear_stale(ws)
+        for round_no in range(1 + ws.config.consolidate.coalesce_runs):
+            staging = inputs.load_staging(ws)
+            if round_no and not staging.entries:
+                break  # nothing arrived while the last run worked
+            held = lock.update(ws, held, staging.ids)
+            run_id = base_id if round_no == 0 else f"{base_id}.{round_no}"
+            result = _one_run(ctx, staging, run_id)
+            ctx.results.append(result)
+            if result.result in ("failed", "dry-run"):
+                break
+    finally:
+        lock.release(ws, held)
+    return print_report(ctx.results, opts, usage_json)

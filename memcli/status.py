@@ -1,0 +1,135 @@
+"""`memcli status`: the pipeline at a glance.
+
+Sessions pending extraction (when the extract ledger can tell), staging files and bytes against
+the `--if-needed` trigger, who holds the consolidation lock, and the last extract and
+consolidation runs (when, result, tokens, cost). A scheduled run that failed or was killed makes
+`status` exit 1, so monitoring notices instead of trusting a silent cron job.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memcli.consolidate import history, inputs, journal, lock
+from memcli.errors import EXIT_FINDINGS, EXIT_OK
+from memcli.workspace import Workspace
+
+
+def _pending_sessions(ws: Workspace) -> int | None:
+    """Sessions with entries not yet extracted; None while extract offers no ledger query."""
+    try:
+        from memcli.extract.ledger import pending_sessions  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return len(pending_sessions(ws))
+
+
+def _run_state(run: dict[str, Any] | None, holder: lock.LockInfo | None) -> dict[str, Any] | None:
+    if run is None:
+        return None
+    out = dict(run)
+    if out.get("result") == "running":
+        live = holder is not None and lock.holder_alive(holder) and str(out.get("run_id", "")).startswith(
+            holder.run_id
+        )
+        if not live:
+            out["result"] = "interrupted"
+            out["error"] = out.get("error") or "the process ended before the run finished (killed?)"
+    return out
+
+
+def _last_extract(ws: Workspace) -> dict[str, Any] | None:
+    found = history.last(ws, "extract")
+    if found is not None:
+        return found
+    # extract may keep only the LLM run log: its newest extract call still says when and whether it worked
+    from memcli.llm import RUN_LOG
+
+    path = ws.state_dir / RUN_LOG
+    if not path.is_file():
+        return None
+    last = None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and row.get("role") == "extract":
+            last = row
+    if last is None:
+        return None
+    return {"started_at": last.get("time"), "result": "ok" if last.get("ok") else "failed",
+            "error": last.get("error"), "prompt_tokens": last.get("prompt_tokens"),
+            "completion_tokens": last.get("completion_tokens"), "cost_usd": last.get("cost_usd"),
+            "from": "llm call log (last call)"}
+
+
+def collect(ws: Workspace) -> dict[str, Any]:
+    recovered = journal.recover(ws)
+    count, size = inputs.staging_stats(ws)
+    cfg = ws.config.consolidate
+    holder = lock.read_lock(ws)
+    return {
+        "workspace": str(ws.root),
+        "recovered": recovered,
+        "sessions_pending": _pending_sessions(ws),
+        "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
+                    "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
+        "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
+        "last_extract": _run_state(_last_extract(ws), holder),
+        "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),
+    }
+
+
+def _cost(cost: Any) -> str:
+    return "cost unknown" if cost is None else f"${float(cost):.4f}"
+
+
+def _run_line(run: dict[str, Any] | None) -> str:
+    if run is None:
+        return "never"
+    when = run.get("finished_at") or run.get("started_at") or "?"
+    result = str(run.get("result"))
+    if run.get("commit"):
+        result += f" {str(run['commit'])[:10]}"
+    counts = run.get("counts")
+    if isinstance(counts, dict) and any(counts.values()):
+        result += " (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
+    tokens = int(run.get("prompt_tokens") or 0) + int(run.get("completion_tokens") or 0)
+    line = f"{when}: {result}; {tokens} tokens, {_cost(run.get('cost_usd'))}"
+    if run.get("error"):
+        line += f"\n    why: {run['error']}"
+    return line
+
+
+def _failed(run: dict[str, Any] | None) -> bool:
+    return run is not None and run.get("result") in ("failed", "interrupted")
+
+
+def run(ws: Workspace, *, json_out: bool = False) -> int:
+    data = collect(ws)
+    code = EXIT_FINDINGS if _failed(data["last_extract"]) or _failed(data["last_consolidate"]) else EXIT_OK
+    if json_out:
+        print(json.dumps({**data, "ok": code == EXIT_OK}, ensure_ascii=False, indent=2))
+        return code
+    st = data["staging"]
+    lines = [f"memcli status — {data['workspace']}"]
+    if data["recovered"]:
+        lines.append(f"  recovered:          {data['recovered']}")
+    if data["sessions_pending"] is not None:
+        lines.append(f"  sessions pending:   {data['sessions_pending']} (not yet extracted)")
+    due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
+    lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
+                 f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")
+    held = data["lock"]
+    if held is None:
+        lines.append("  consolidation lock: free")
+    else:
+        state = "running" if held["alive"] else "stale (owner gone; the next run reclaims it)"
+        lines.append(f"  consolidation lock: pid {held['pid']} on {held['host']} since {held['started_at']} "
+                     f"({state})")
+    lines.append(f"  last extract:       {_run_line(data['last_extract'])}")
+    lines.append(f"  last consolidate:   {_run_line(data['last_consolidate'])}")
+    print("\n".join(lines))
+    return code
