@@ -123,6 +123,34 @@ def context(
 
 
 @app.command()
+def consolidate(
+    if_needed: Annotated[bool, typer.Option("--if-needed", help="Run only when staging passes the "
+                                            "consolidate.trigger_files / trigger_bytes thresholds.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the diff; apply nothing.")] = False,
+    no_commit: Annotated[bool, typer.Option("--no-commit", help="Apply without a git commit.")] = False,
+    allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Run despite uncommitted changes "
+                                              "in memory/ or knowledge/.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", help="litellm model (default: "  # noqa: UP045
+                                                 "memory.consolidation_model).")] = None,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."""
+    from memcli.consolidate.run import Options, run
+
+    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out)
+    raise typer.Exit(run(_open(workspace), opts))
+
+
+@app.command()
+def status(json_out: JsonOpt = False, workspace: WorkspaceOpt = None) -> None:
+    """The pipeline at a glance: pending sessions, staging vs trigger, lock, last extract/consolidate."""
+    from memcli.status import run
+
+    raise typer.Exit(run(_open(workspace), json_out=json_out))
+
+
+@app.command()
 def sessions(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Session files or folders (default: discover this workspace's).")] = None,  # noqa: UP045,E501
     since: Annotated[Optional[str], typer.Option("--since", help="Only sessions active since a date or age (2025-09-01, 7d, 12h).")] = None,  # noqa: UP045,E501
