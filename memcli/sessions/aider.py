@@ -6,7 +6,9 @@ session's id is `<file name without .md and leading dots>@<line of its header>` 
 `<stem>@0`. Entry `index` is the line number in the FILE (not in the session) of the entry's first
 line, `end` its last line, so a Source names lines of the file as for the JSONL agents.
 Entries are runs of lines: `#### ` lines → user; `> ` lines → tool (aider's own output, injected);
-other lines → assistant (edit blocks included). Blank lines join the run they sit in. Only the
+other lines → assistant (edit blocks included). Blank lines join the run they sit in, except that
+a blank line ends a user input (a multi-line input is consecutive `####` lines). aider's own
+"# Fix any errors below" lint/test messages are user entries flagged injected. Only the
 header has a time (local time of the machine that wrote it); entries carry none.
 """
 
@@ -21,6 +23,7 @@ from memcli.sessions.model import Entry, Role, SessionInfo
 
 AGENT = "aider"
 HEADER = "# aider chat started at "
+AUTO_PROMPTS = ("# Fix any errors below, if possible.",)
 
 
 def stem_of(path: Path) -> str:
@@ -67,9 +70,9 @@ def describe(path: Path) -> list[SessionInfo]:
 
 
 def _kind(line: str) -> Role | None:
-    if line.startswith("####"):
+    if line.startswith("#### ") or line.rstrip() == "####":
         return "user"
-    if line.startswith(">"):
+    if line.startswith("> ") or line.rstrip() == ">":  # not `>>>>>>> REPLACE`
         return "tool"
     if not line.strip():
         return None
@@ -90,10 +93,14 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
     run: list[str] = []
     first = last = 0
     blanks: list[str] = []
+    in_fence = False
 
     def flush() -> Entry:
-        return Entry(first, run_kind or "assistant", "\n".join(run), injected=run_kind == "tool",
-                     end=last if last != first else None)
+        text = "\n".join(run)
+        # aider itself sends lint and test failures as a user message ("/lint", auto-lint, "/test")
+        injected = run_kind == "tool" or (run_kind == "user" and text.startswith(AUTO_PROMPTS))
+        end = last if last != first else None
+        return Entry(first, run_kind or "assistant", text, injected=injected, end=end)
 
     for offset_index, raw, _complete in raw_lines(info.path, stats, info.extra.get("offset", 0)):
         index = start + offset_index
@@ -107,11 +114,16 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
             stats.ignored += 1
             continue
         kind = _kind(line)
+        if in_fence and kind != "user":  # a reply cut off inside a fence still ends at the next input
+            kind = "assistant"
+        in_fence = in_fence and kind != "user"
+        if kind == "assistant" and line.startswith("```"):
+            in_fence = not in_fence  # inside a fenced block every line is the reply's, even `> x`
         if kind is None:
             if run_kind is not None:
                 blanks.append("")
             continue
-        if kind == run_kind:
+        if kind == run_kind and not (kind == "user" and blanks):  # a blank line ends one user input
             run.extend(blanks)
         else:
             if run_kind is not None:

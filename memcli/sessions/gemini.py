@@ -93,8 +93,10 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
             calls, results = _tools(msg.get("toolCalls"))
             tokens = msg.get("tokens", {}).get("total") if isinstance(msg.get("tokens"), dict) else None
             tokens = tokens if isinstance(tokens, int) else None
+            # as for Claude Code: a reply that calls no tool ends the turn
+            thinking = _thinking(msg.get("thoughts"))
             yield Entry(index, "assistant", text, stamp, tool_calls=calls, tool_results=results,
-                        tokens=tokens, thinking=_thinking(msg.get("thoughts")))
+                        tokens=tokens, thinking=thinking, final=bool(text) and not calls)
         elif kind in ("info", "error", "warning"):
             yield Entry(index, "system", text, stamp, injected=True)
         else:
