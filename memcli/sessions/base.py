@@ -104,10 +104,12 @@ def json_objects(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            text = raw.decode("utf-8")  # explicit: json.loads(bytes) would guess UTF-16 from some bytes
         except UnicodeDecodeError:
             stats.skip("invalid-utf8")
             continue
+        try:
+            obj = json.loads(text)
         except (ValueError, RecursionError):
             if not complete:
                 stats.truncated = True  # an agent mid-write; the next read will see the whole line
