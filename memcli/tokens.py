@@ -6,7 +6,8 @@ is looked up only in local places — tiktoken's own cache folder (`TIKTOKEN_CAC
 `DATA_GYM_CACHE_DIR`, `<tmp>/data-gym-cache`) and the copy that litellm ships inside its package —
 and read directly from disk. When tiktoken or the file is missing, a documented estimate is used:
 one token per 3 ASCII characters plus 1.5 tokens per other character (CJK). It errs on the high
-side of cl100k_base on English and Japanese text, so a budget met by the estimate holds for real.
+side of cl100k_base on English and everyday Japanese text, so a budget met by the estimate holds for
+real on prose (rare kanji, ~2 tokens each, and hex ids are denser: the known exceptions).
 """
 
 from __future__ import annotations

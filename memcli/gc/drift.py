@@ -39,8 +39,11 @@ def _clean(token: str) -> str | None:
         return None
     if not _PATHLIKE.match(token) or not any(ch.isalpha() for ch in token):
         return None
+    name = token.rsplit("/", 1)[-1]
     if "/" not in token and "." not in token:
         return None  # a bare word: `slug`, `pytest`
+    if "." in name and not any(ch.isalpha() for ch in name.rsplit(".", 1)[1]):
+        return None  # a version (`v1.2.3`), not a file name
     return token
 
 
