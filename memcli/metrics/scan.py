@@ -60,20 +60,20 @@ def count_entries(session: SessionState, entries: Iterable[Entry], fallback: dt.
     start = session.next_index
     last = dt.datetime.fromisoformat(session.last_time) if session.last_time else None
     counted = found = logged_new = 0
-    new_days: dict[str, int] = {}
+    new_days: dict[dt.date, int] = {}
+    utc = dt.UTC
     for entry in entries:
         if entry.index < start:
             continue
         when = entry.timestamp or last or fallback
         if when.tzinfo is None:
-            when = when.replace(tzinfo=dt.UTC)
+            when = when.replace(tzinfo=utc)
         last = when
-        day = when.astimezone(dt.UTC).date().isoformat()
+        day = when.astimezone(utc).date()
         logged_new += entry.tokens or 0
-        estimate = _entry_text_tokens(entry)
-        new_days[day] = new_days.get(day, 0) + estimate
-        stamp = entry.timestamp.isoformat() if entry.timestamp else None
+        new_days[day] = new_days.get(day, 0) + _entry_text_tokens(entry)
         for hit in entry_invokes(entry):
+            stamp = entry.timestamp.isoformat() if entry.timestamp else None
             session.invokes.append((hit.target, hit.how, entry.index, stamp))
             found += 1
         span_end = getattr(entry, "end", None) or entry.index  # a merged entry spans several lines
@@ -81,9 +81,10 @@ def count_entries(session: SessionState, entries: Iterable[Entry], fallback: dt.
         counted += 1
     stats = getattr(entries, "stats", None)
     total = stats.tokens if stats is not None else session.logged_total + logged_new
-    _spread(session.logged, max(total - session.logged_total, 0), new_days, last or fallback)
+    days = {day.isoformat(): tokens for day, tokens in new_days.items()}
+    _spread(session.logged, max(total - session.logged_total, 0), days, last or fallback)
     session.logged_total = max(total, session.logged_total)
-    for day, estimate in new_days.items():
+    for day, estimate in days.items():
         if estimate:
             session.estimated[day] = session.estimated.get(day, 0) + estimate
     session.entries += counted

@@ -157,3 +157,23 @@ def test_corrupt_state_is_rebuilt(example_ws: Path, sessions) -> None:
     assert load_metrics(ws) is None
     metrics, summary = refresh_metrics(ws)
     assert summary.scanned == 2 and metrics.get(WAL).count == 4
+
+
+def test_codex_cumulative_usage_is_split_by_day_across_runs(agents, example_ws: Path) -> None:
+    (example_ws / "knowledge" / "new-thing.md").write_text(
+        "---\ncreated_at: 2026-05-13T00:00:00Z\nupdated_at: 2026-05-13T00:00:00Z\nkind: fact\n"
+        "description: Something new.\nmodel_invocation: false\nuser_invocable: true\nlast_sources: []\n---\n"
+        "A new fact.\n", encoding="utf-8")
+    b = agents.codex(day="2026-05-12")
+    b.exec("cat knowledge/new-thing.md", "2026-05-12T10:00:00.000Z")  # before it existed: not counted
+    b.tokens(10_000, "2026-05-12T10:01:00.000Z")
+    ws = Workspace.open(example_ws)
+    first, _ = refresh_metrics(ws)
+    assert first.tokens == 10_000 and first.get("knowledge/new-thing.md").tokens == 0
+    b.exec("cat knowledge/new-thing.md", "2026-05-13T10:00:00.000Z")
+    b.tokens(25_000, "2026-05-13T10:01:00.000Z")  # cumulative: 15 000 more, all on the 13th
+    later, _ = refresh_metrics(ws)
+    fresh = later.get("knowledge/new-thing.md")
+    assert later.tokens == 25_000
+    assert fresh.count == 1 and fresh.tokens == 15_000
+    assert fresh.rate == pytest.approx(1 / 0.015)

@@ -1,0 +1,69 @@
+"""`memcli metrics` end to end: table, JSON, candidates, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memcli.cli import main
+
+DAY = "2026-05-12T09:{:02d}:00.000Z"
+
+
+def _memcli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def test_json_and_table(agents, example_ws: Path, capsys) -> None:
+    a = agents.claude()
+    a.user("let's follow /release today", DAY.format(0))
+    a.tool("Read", {"file_path": "memory/decisions/sync-job-runner.md"}, DAY.format(1))
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--json")
+    assert code == 0
+    data = json.loads(out)
+    rows = {r["path"]: r for r in data["records"]}
+    assert rows["memory/workflow/release.md"]["invokes"] == 1
+    assert rows["memory/workflow/release.md"]["protected"] is True
+    assert rows["memory/workflow/release.md"]["last_use"] == "2026-05-12T09:00:00+00:00"
+    moved = rows["memory/decisions/background-jobs-in-thread.md"]
+    assert moved["invokes"] == 1 and moved["merged_from"] == ["memory/decisions/sync-job-runner.md"]
+    assert "memory/decisions/sync-job-runner.md" not in rows
+    assert data["scan"]["scanned"] == 1
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws))
+    assert code == 0
+    assert "memory/workflow/release.md" in out and "yes" in out
+    assert "knowledge/wal-mode.md" not in out  # no invokes: hidden without --all
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--all")
+    assert "knowledge/wal-mode.md" in out
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--json")
+    assert json.loads(out)["scan"]["scanned"] == 0  # counted by the first run: nothing read again
+
+
+def test_candidates_json(example_ws: Path, capsys) -> None:
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--candidates", "--json")
+    assert code == 0
+    assert json.loads(out) == {"candidates": [], "sources": [], "staging_files": 0, "staging_skipped": 0}
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--candidates")
+    assert code == 0 and "No knowledge candidates" in out
+
+
+def test_explicit_session_path_and_missing_one(example_ws: Path, tmp_path: Path, capsys) -> None:
+    corpus = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "transcripts"
+    if not corpus.is_dir():
+        corpus = Path("/work/shared/corpus/transcripts")
+    if not corpus.is_dir():
+        pytest.skip("no real transcripts here")
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws), "--session", str(corpus), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["sessions"] >= 5 and data["tokens"] > 0
+    assert all(r["invokes"] == 0 for r in data["records"])  # these sessions never touch this workspace
+    missing = str(tmp_path / "nope.jsonl")
+    code, _, err = _memcli(capsys, "metrics", "-w", str(example_ws), "--session", missing)
+    assert code == 2 and err.startswith("Error:") and "nope.jsonl" in err
+    assert len(err.strip().splitlines()) == 1
