@@ -1,4 +1,11 @@
-"""memory_search and knowledge_search: thin views over `memcli.search.search` for the model."""
+"""memory_search and knowledge_search: thin views over `memcli.search.search` for the model.
+
+Each hit carries what the model needs to pick a record to merge into without reading them all:
+slug, path, type, description, a snippet with «matches», and per type the decision status or the
+knowledge kind and `model_invocation`. Hits come from the index of the workspace root the session
+works on (a scratch copy during consolidation), refreshed before each query, so records the model
+wrote a moment ago are found too.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,22 @@ from memcli.tools.result import ToolResult, failure, success
 from memcli.tools.schemas import MEMORY_TYPES
 from memcli.workspace import Workspace
 
+_MEMORY_FIELDS = ("slug", "path", "type", "status", "description", "snippet")
+_KNOWLEDGE_FIELDS = ("slug", "path", "description", "kind", "model_invocation", "snippet")
+
 
 def _search(workspace: Workspace, query: str, **kwargs: Any) -> list[Any] | ToolResult:
     if not query.strip():
         return failure("arguments", "query is empty; give a few words to look for")
-    from memcli.search import search  # lazy: the index machinery is not needed by the write tools
+    from memcli.search import search  # lazy: the write tools do not need the index machinery
 
     return search(workspace, query, **kwargs)
+
+
+def _view(hit: Any, fields: tuple[str, ...]) -> dict[str, Any]:
+    out = {key: getattr(hit, key) for key in fields if getattr(hit, key) is not None}
+    out["score"] = round(hit.score, 4)
+    return out
 
 
 def memory_search(
@@ -35,18 +51,7 @@ def memory_search(
     )
     if isinstance(hits, ToolResult):
         return hits
-    shown = [
-        {
-            "slug": h.slug,
-            "path": h.path,
-            "type": h.type,
-            "status": h.status,
-            "score": round(h.score, 4),
-            "description": h.description,
-            "snippet": h.snippet,
-        }
-        for h in hits
-    ]
+    shown = [_view(h, _MEMORY_FIELDS) for h in hits]
     return success(f"{len(shown)} memory hits for {query!r}", hits=shown)
 
 
@@ -54,19 +59,8 @@ def knowledge_search(workspace: Workspace, query: str, kind: str | None, limit: 
     hits = _search(workspace, query, types=["knowledge"], kind=kind, limit=limit)
     if isinstance(hits, ToolResult):
         return hits
-    shown = [
-        {
-            "slug": h.slug,
-            "path": h.path,
-            "description": h.description,
-            "kind": h.kind,
-            "model_invocation": h.model_invocation,
-            "score": round(h.score, 4),
-            "snippet": h.snippet,
-        }
-        for h in hits
-    ]
+    shown = [_view(h, _KNOWLEDGE_FIELDS) for h in hits]
     message = f"{len(shown)} knowledge hits for {query!r}"
     if not shown:
-        message += "; no existing record fits, so a new one may be needed (if the candidate report allows it)"
+        message += "; no existing knowledge record matches these words (try other words before creating one)"
     return success(message, hits=shown)
