@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from memcli.search import expand
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
 from memcli.search.text import fts_query, normalize, query_groups
@@ -68,15 +69,28 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         "SELECT d.id, -bm25(fts, ?, ?, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid"
         f" WHERE fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
     )
-    try:
-        scores = dict(index.conn.execute(sql, [*weights, fts_query(groups), *args, max(limit, _CANDIDATES)]))
-    except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
-        scores = {}
+    n = max(limit, _CANDIDATES)
+    scores = _run(index, sql, [*weights, fts_query(groups), *args, n])
+    if expand.FEEDBACK_WEIGHT > 0 and scores:
+        firsts = sorted(scores, key=lambda d: -scores[d])[: expand.FEEDBACK_DOCS]
+        used = {t for g in groups for t in g}
+        extra = expand.feedback_terms(index.conn, firsts, used)
+        if extra:
+            more = _run(index, sql, [*weights, fts_query([[t] for t in extra]), *args, n])
+            for doc_id, score in more.items():
+                scores[doc_id] = scores.get(doc_id, 0.0) + expand.FEEDBACK_WEIGHT * score
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
+
+
+def _run(index: SearchIndex, sql: str, args: list[object]) -> dict[int, float]:
+    try:
+        return dict(index.conn.execute(sql, args))
+    except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
+        return {}
 
 
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:

@@ -1,0 +1,158 @@
+"""Speed of `memcli search` on a generated 10 000-record workspace, beside `grep -ril` and rank_bm25.
+
+Measures, in one run on the same files:
+  * full index build (empty index on disk → all records indexed),
+  * query latency with a warm index (each query includes the freshness check of every file),
+  * refresh + query after one file is edited, and after one is renamed,
+  * the same queries with `grep -ril WORD` over the record folders, and with rank_bm25
+    (BM25Okapi built in memory from the texts; its build time is shown too).
+Targets (issue 4): query p50 < 50 ms warm, one-file refresh < 200 ms, full build < 5 s.
+
+    python bench/search_speed.py [--records 10000] [--queries 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = """sqlite postgres cache redis queue worker thread deploy release migration schema index backup
+restore retry timeout latency api endpoint version auth token session cookie login user admin billing
+invoice payment refund email reminder notification webhook cron job batch import export csv json yaml
+config feature flag rollout canary monitor alert metric log trace error crash bug fix test fixture mock
+docker kubernetes helm terraform ci pipeline lint format typing python fastapi pydantic celery sentry
+search ranking tokenizer japanese unicode locale timezone date calendar report dashboard chart upload
+storage bucket s3 cdn image thumbnail pdf parser encoding compression gzip http grpc websocket""".split()
+JA = ["データベース", "バックアップ", "日本語", "コミット", "設定", "検索", "認証", "通知", "移行", "障害"]
+KINDS = ["decisions", "requests", "knowledge", "workflow"]
+FRONT = {
+    "decisions": "status: {status}\nsources:\n  - session_id: s{n}\n    range: [0, 4]\n",
+    "requests": "sources:\n  - session_id: s{n}\n    range: [0, 4]\n",
+    "knowledge": ("kind: fact\ndescription: {desc}\nmodel_invocation: false\nuser_invocable: true\n"
+                  "last_sources: []\n"),
+    "workflow": "description: {desc}\nauto_invoke: false\nuser_invocable: true\nrequires: []\n",
+}
+DATES = "created_at: 2026-04-01T10:00:00+09:00\nupdated_at: 2026-04-02T10:00:00+09:00\n"
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    words = [rng.choice(WORDS) for _ in range(n)]
+    if rng.random() < 0.3:
+        words.insert(rng.randrange(len(words)), rng.choice(JA) + "の" + rng.choice(JA))
+    return " ".join(words).capitalize() + "."
+
+
+def generate(root: Path, count: int, seed: int = 7) -> list[Path]:
+    rng = random.Random(seed)
+    paths = []
+    for folder in ("memory/decisions", "memory/requests", "memory/workflow", "knowledge"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    old = time.time() - 86_400  # yesterday: mtimes old enough to be trusted without re-hashing
+    for i in range(count):
+        kind = KINDS[i % 4]
+        folder = "knowledge" if kind == "knowledge" else f"memory/{kind}"
+        slug = "-".join(rng.sample(WORDS, 3)) + f"-{i}"
+        desc = sentence(rng, 8)
+        front = FRONT[kind].format(status=rng.choice(["open", "resolved", "replaced"]), n=i, desc=desc)
+        body = "\n\n".join(sentence(rng, rng.randint(10, 40)) for _ in range(rng.randint(2, 8)))
+        path = root / folder / f"{slug}.md"
+        path.write_text(f"---\n{DATES}{front}---\n{body}\n", encoding="utf-8")
+        os.utime(path, (old, old))
+        paths.append(path)
+    return paths
+
+
+def queries(n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        if i % 5 == 4:
+            out.append(rng.choice(JA))
+        else:
+            out.append(" ".join(rng.sample(WORDS, rng.randint(1, 3))))
+    return out
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return 1000 * values[min(len(values) - 1, int(len(values) * p))]
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=60)
+    args = parser.parse_args(argv)
+    from rank_bm25 import BM25Okapi
+
+    from memcli.search import SearchIndex, index_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        t_gen = timed(lambda: generate(root, args.records))
+        paths = sorted(root.glob("**/*.md"))
+        db = index_path(Path(tmp) / "state", root)
+        qs = queries(args.queries)
+        print(f"{args.records} records generated in {t_gen:.1f} s; {len(qs)} queries (1 in 5 Japanese)\n")
+
+        index = SearchIndex(root, db)
+        build = timed(index.refresh)
+        lat = [timed(lambda q=q: index.search(q)) for q in qs]
+        noop = [timed(index.refresh) for _ in range(20)]
+        target = paths[len(paths) // 2]
+        edits, renames = [], []
+        for i in range(5):
+            target.write_text(target.read_text(encoding="utf-8") + f"\nEdited zebra{i}.\n", encoding="utf-8")
+            edits.append(timed(lambda i=i: index.search(f"zebra{i}")))
+            new = target.with_name(f"renamed-{i}.md")
+            target.rename(new)
+            target = new
+            renames.append(timed(index.refresh))
+        index.close()
+        size_mb = db.stat().st_size / 1e6
+
+        texts = [p.read_text(encoding="utf-8").lower() for p in paths]
+        token = re.compile(r"\w+")
+        bm25_build = 0.0
+        t0 = time.perf_counter()
+        bm25 = BM25Okapi([token.findall(t) for t in texts])
+        bm25_build = time.perf_counter() - t0
+        bm25_lat = [timed(lambda q=q: bm25.get_top_n(token.findall(q.lower()), texts, n=10)) for q in qs[:20]]
+        folders = [str(root / "memory"), str(root / "knowledge")]
+        grep_lat = [timed(lambda q=q: subprocess.run(["grep", "-ril", q.split()[0], *folders],
+                                                     capture_output=True, check=False)) for q in qs[:20]]
+
+    rows = [
+        ("full build", f"{build:.2f} s ({size_mb:.1f} MB)",
+         f"rank_bm25 build {bm25_build:.2f} s (memory only)", "< 5 s"),
+        ("query, warm index", f"p50 {pct(lat, .5):.1f} / p95 {pct(lat, .95):.1f} ms",
+         f"grep -ril p50 {pct(grep_lat, .5):.1f} ms; rank_bm25 p50 {pct(bm25_lat, .5):.1f} ms",
+         "p50 < 50 ms"),
+        ("refresh, nothing changed", f"p50 {pct(noop, .5):.1f} ms", "", ""),
+        ("edit 1 file + query", f"p50 {pct(edits, .5):.1f} ms", "", "< 200 ms"),
+        ("rename 1 file + refresh", f"p50 {pct(renames, .5):.1f} ms", "", ""),
+    ]
+    width = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in [("measure", "memcli search", "baseline (same files)", "target"), *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, width, strict=True)).rstrip())
+    print(f"\nratio grep/memcli (query p50): {pct(grep_lat, .5) / pct(lat, .5):.1f}x; "
+          f"rank_bm25/memcli: {pct(bm25_lat, .5) / pct(lat, .5):.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
