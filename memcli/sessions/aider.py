@@ -15,6 +15,7 @@ header has a time (local time of the machine that wrote it); entries carry none.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,12 @@ from memcli.sessions.model import Entry, Role, SessionInfo
 AGENT = "aider"
 HEADER = "# aider chat started at "
 AUTO_PROMPTS = ("# Fix any errors below, if possible.",)
+_HEADER_LINE = re.compile(rb"(?:^|\n)# aider chat started at \d{4}-\d\d-\d\d")
+
+
+def looks_like(head: bytes) -> bool:
+    """A session header at the start of a line (not a mention of one, as in a README)."""
+    return _HEADER_LINE.search(head) is not None
 
 
 def stem_of(path: Path) -> str:

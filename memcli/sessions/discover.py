@@ -24,6 +24,7 @@ from pathlib import Path
 
 from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
+from memcli.sessions import aider
 from memcli.sessions.base import SessionReadError
 from memcli.sessions.model import SessionInfo
 from memcli.sessions.reader import scan as scan_info
@@ -111,8 +112,18 @@ def _walk(path: Path) -> Iterable[Path]:
     for found in sorted(path.rglob("*")):
         name = found.name
         gemini = name.startswith("session-") and name.endswith(".json")
-        if found.is_file() and (name.endswith((".jsonl", ".chat.history.md")) or gemini):
+        if found.is_file() and (name.endswith((".jsonl", ".chat.history.md")) or gemini or _aider_md(found)):
             yield found
+
+
+def _aider_md(path: Path) -> bool:
+    if path.suffix != ".md" or path.name.endswith(".chat.history.md"):
+        return False
+    try:
+        with path.open("rb") as fh:
+            return aider.looks_like(fh.read(256 * 1024))
+    except OSError:
+        return False
 
 
 def _mtime(path: Path) -> dt.datetime:

@@ -1,0 +1,140 @@
+"""Discovery: each agent's home layout, env and config overrides, --since, explicit paths, ids."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memcli.errors import MemcliError, UsageError
+from memcli.sessions import discover, find_session
+from memcli.workspace import Workspace
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
+PRIVATE = FIX / "claude-code" / "codemie-ai__codemie-code" / "-tmp-private"
+TURN2 = FIX / "claude-code" / "codemie-ai__codemie-code" / "incremental-subagents"
+CODEX = next((FIX / "codex").rglob("rollout-*.jsonl"))
+GEMINI = next((FIX / "gemini-cli").rglob("session-*.json"))
+AIDER = FIX / "aider" / "Aider-AI__aider" / "chat-history.md"
+
+
+def _codex_copy(dest: Path, cwd: str, new_id: str | None = None) -> Path:
+    lines = CODEX.read_text(encoding="utf-8").splitlines(keepends=True)
+    meta = json.loads(lines[0])
+    meta["payload"]["cwd"] = cwd
+    if new_id:
+        meta["payload"]["id"] = new_id
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    return dest
+
+
+@pytest.fixture
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Path]]:
+    """A workspace with sessions of all four agents under fake agent homes (set by env vars)."""
+    ws = tmp_path / "my_project.v2"
+    (ws / "memory").mkdir(parents=True)
+    root = str(ws.resolve())
+    claude, codex, gemini_home = tmp_path / "claude", tmp_path / "codex", tmp_path / "ghome"
+    project = claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", root)
+    shutil.copytree(PRIVATE, project)
+    shutil.copy(TURN2 / "turn-2.jsonl", project)
+    shutil.copytree(TURN2 / "turn-2", project / "turn-2")
+    (claude / "projects" / "-some-other-project").mkdir()
+    shutil.copy(PRIVATE / "agent-50243ee8.jsonl", claude / "projects" / "-some-other-project" / "x.jsonl")
+    day = codex / "sessions" / "2026" / "05"
+    _codex_copy(day / "11" / CODEX.name, root)
+    _codex_copy(day / "12" / "rollout-sub.jsonl", root + "/src", "in-subfolder")
+    _codex_copy(day / "12" / "rollout-other.jsonl", "/elsewhere", "other-cwd")
+    chats = gemini_home / ".gemini" / "tmp" / hashlib.sha256(root.encode()).hexdigest() / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI, chats)
+    shutil.copy(AIDER, ws / ".aider.chat.history.md")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_home))
+    return ws, {"claude": claude, "codex": codex, "gemini": gemini_home}
+
+
+def test_discovers_every_agent_for_this_workspace_only(homes) -> None:
+    ws, _ = homes
+    infos = discover(Workspace.open(ws))
+    by_agent: dict[str, set[str]] = {}
+    for info in infos:
+        by_agent.setdefault(info.agent, set()).add(info.session_id)
+    assert by_agent["claude-code"] == {
+        "4c2ddfdc-b619-4525-8d03-1950fb1b0257", "4c2ddfdc-b619-4525-8d03-1950fb1b0257/agent-36541525",
+        "4c2ddfdc-b619-4525-8d03-1950fb1b0257/agent-50243ee8", "turn-2", "turn-2/agent-a485154"}
+    assert by_agent["codex"] == {"019e1625-789d-76c0-80ab-3724b5ddb799", "in-subfolder"}  # not other-cwd
+    assert by_agent["gemini-cli"] == {"37b7abef-713d-4522-85f0-8ff15a4e6d17"}
+    assert len(by_agent["aider"]) == 38 and "aider.chat.history@93" in by_agent["aider"]
+    turn2 = next(i for i in infos if i.session_id == "turn-2")
+    assert turn2.entries == 26 and turn2.size == (TURN2 / "turn-2.jsonl").stat().st_size
+    firsts = [i.first_time for i in infos if i.first_time]
+    assert firsts == sorted(firsts)
+
+
+def test_config_homes_override_env(homes, tmp_path: Path) -> None:
+    ws, where = homes
+    moved = tmp_path / "elsewhere-claude"
+    shutil.move(where["claude"], moved)
+    (ws / "memcli.toml").write_text(f'[sessions]\nclaude_home = "{moved}"\ncodex_home = "nothing-here"\n',
+                                    encoding="utf-8")
+    agents = {i.agent for i in discover(Workspace.open(ws), scan=False)}
+    assert "claude-code" in agents and "codex" not in agents  # codex_home is relative to the workspace
+
+
+def test_config_paths_add_files(homes, tmp_path: Path) -> None:
+    ws, _ = homes
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "chat.jsonl").write_text('{"role": "user", "content": "hello"}\n', encoding="utf-8")
+    (ws / "memcli.toml").write_text(f'[sessions]\npaths = ["{extra}"]\n', encoding="utf-8")
+    infos = discover(Workspace.open(ws))
+    plain = [i for i in infos if i.agent == "memcli-jsonl"]
+    assert [(i.session_id, i.entries) for i in plain] == [("chat", 1)]
+    assert any(i.agent == "codex" for i in infos)  # added to discovery, not replacing it
+
+
+def test_explicit_paths_replace_discovery(homes) -> None:
+    ws, _ = homes
+    infos = discover(Workspace.open(ws), paths=[GEMINI])
+    assert [i.session_id for i in infos] == ["37b7abef-713d-4522-85f0-8ff15a4e6d17"]
+    folder = discover(Workspace.open(ws), paths=[FIX / "claude-code"])
+    assert len(folder) == 8 and {i.agent for i in folder} == {"claude-code"}
+
+
+def test_since_keeps_recent_sessions(homes) -> None:
+    ws, where = homes
+    old = dt.datetime(2020, 1, 1, tzinfo=dt.UTC).timestamp()
+    for path in where["claude"].rglob("*.jsonl"):
+        os.utime(path, (old, old))  # an untouched file cannot hold a recent entry
+    since = dt.datetime(2026, 1, 15, tzinfo=dt.UTC)
+    ids = {i.session_id for i in discover(Workspace.open(ws), since=since) if i.agent != "aider"}
+    assert ids == {"019e1625-789d-76c0-80ab-3724b5ddb799", "in-subfolder",
+                   "37b7abef-713d-4522-85f0-8ff15a4e6d17"}
+
+
+def test_find_session_by_id_prefix_and_errors(homes) -> None:
+    ws, _ = homes
+    workspace = Workspace.open(ws)
+    assert find_session(workspace, "turn-2").session_id == "turn-2"  # exact beats prefix of turn-2/agent-…
+    found = find_session(workspace, "019e1625", scan=True)
+    assert found.agent == "codex" and found.entries == 224
+    assert find_session(workspace, "aider.chat.history@102").extra["start"] == 102
+    with pytest.raises(UsageError, match="ambiguous"):
+        find_session(workspace, "4c2ddfdc-b619-4525-8d03-1950fb1b0257/agent-")
+    with pytest.raises(MemcliError, match="no session 'deadbeef'"):
+        find_session(workspace, "deadbeef")
+
+
+def test_no_agent_homes_means_no_sessions(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    assert discover(Workspace.open(ws)) == []
