@@ -74,7 +74,7 @@ class Metrics:
             "sessions": self.sessions,
             "tokens": self.tokens,
             "protect_rate": self.threshold,
-            "records": [record_json(m, self.threshold) for m in sorted(self.records.values(), key=_order)],
+            "records": [record_json(m) for m in sorted(self.records.values(), key=_order)],
         }
 
 
@@ -82,7 +82,7 @@ def _order(m: RecordMetrics) -> tuple[float, str]:
     return (-m.rate, m.path)
 
 
-def record_json(m: RecordMetrics, threshold: float) -> dict[str, Any]:
+def record_json(m: RecordMetrics) -> dict[str, Any]:
     last = m.last_use
     return {
         "path": m.path,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memcli.metrics.detect import MENTION
@@ -202,7 +201,3 @@ def rate(invokes: int, tokens: int) -> float:
 
 def total_tokens(state: State) -> int:
     return _TokenTimeline(state).total
-
-
-def sessions_of(state: State) -> Iterable[str]:
-    return {s.session_id for s in state.sessions.values()}

@@ -62,7 +62,7 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
                           ("last use", "left"), ("protected", "center")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for m in rows:
-        item = record_json(m, metrics.threshold)
+        item = record_json(m)
         last = (item["last_use"] or "-")[:16].replace("T", " ")
         name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
         table.add_row(name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no")
