@@ -95,6 +95,19 @@ class ChatTurn:
     message: dict[str, Any]  # the assistant message, ready to append to the conversation
 
 
+def resolve_model(workspace: Workspace, role: Role, model: str | None = None) -> str:
+    """The model a command uses (no key check, no litellm import): flag > config > env."""
+    mem = workspace.config.memory
+    configured = mem.extract_model if role == "extract" else mem.consolidation_model
+    chosen = model or configured or os.environ.get(_MODEL_ENV[role])
+    if not chosen:
+        key = "extract_model" if role == "extract" else "consolidation_model"
+        raise ConfigError(
+            f"no model for {role}: set memory.{key} in memcli.toml, {_MODEL_ENV[role]}, or pass "
+            "--model (any litellm model, e.g. openai/gpt-4o-mini with OPENAI_API_KEY)")
+    return chosen
+
+
 _import_lock = threading.Lock()
 
 
@@ -134,13 +147,7 @@ class Gateway:
     @classmethod
     def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None) -> Gateway:
         mem = workspace.config.memory
-        configured = mem.extract_model if role == "extract" else mem.consolidation_model
-        chosen = model or configured or os.environ.get(_MODEL_ENV[role])
-        if not chosen:
-            key = "extract_model" if role == "extract" else "consolidation_model"
-            raise ConfigError(
-                f"no model for {role}: set memory.{key} in memcli.toml, {_MODEL_ENV[role]}, or pass "
-                "--model (any litellm model, e.g. openai/gpt-4o-mini with OPENAI_API_KEY)")
+        chosen = resolve_model(workspace, role, model)
         timeout = workspace.config.extract.timeout_s if role == "extract" else mem.timeout_s
         repair = workspace.config.extract.max_retries if role == "extract" else mem.repair_attempts
         gw = cls(chosen, role, mem.api_base, timeout, mem.retries, mem.backoff_s, mem.backoff_max_s,

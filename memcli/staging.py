@@ -7,6 +7,7 @@ machine fact (session id + entry range), never model output.
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -74,3 +75,28 @@ class StagingFile(BaseModel):
     created_at: dt.datetime
     usage: Usage = Usage()
     items: ExtractedItems
+
+
+def staging_id(key: str, source: Source, prompt_version: str, model: str, content: str = "") -> str:
+    """A stable id for one chunk's extraction: the same text of the same span extracted the same way
+    gets the same file, so a run interrupted between writing it and recording it never produces a
+    duplicate (and a rewritten file, whose text differs, never reuses an old result)."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{key}\0{source.session_id}\0{source.range}\0{prompt_version}\0{model}\0"
+                            f"{content}".encode()).hexdigest()[:10]
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in source.session_id)[:40].strip("-")
+    return f"{safe or 'session'}-{source.range[0]}-{source.range[1]}-{digest}"
+
+
+def staging_path(staging_dir: Path, file_id: str) -> Path:
+    return staging_dir / f"{file_id}.json"
+
+
+def write_staging(staging_dir: Path, staging: StagingFile) -> Path:
+    """Write one staging file atomically (a reader never sees half a file)."""
+    from memcli.atomicio import atomic_write_text
+
+    path = staging_path(staging_dir, staging.id)
+    atomic_write_text(path, staging.model_dump_json(indent=2) + "\n")
+    return path

@@ -72,6 +72,8 @@ class FakeLLM:
         self.headers: list[dict[str, str]] = []
         self.responder: Callable[[dict[str, Any]], Reply] = _default_responder
         self.refuse_json_schema = False
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests served at once (concurrency bounds)
         self.refuse_json_object = False
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -165,9 +167,16 @@ class FakeLLM:
                     fake.paths.append(path)
                     fake.headers.append(dict(self.headers.items()))
                 reply = fake._next_reply(body)
-                if reply.delay and fake._stop.wait(reply.delay):
-                    return
-                self._send(reply.status, _render(reply, body), reply.headers)
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    if reply.delay and fake._stop.wait(reply.delay):
+                        return
+                    self._send(reply.status, _render(reply, body), reply.headers)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
 
             def _send(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
                 data = text.encode("utf-8")

@@ -1,0 +1,194 @@
+"""From session entries to redacted chunks that fit the model's token budget.
+
+Each entry becomes a few *parts*, each with a priority class; when a chunk would overflow its budget,
+the least important parts are left out first (replaced by one short marker), so human prompts and
+final answers survive and tool output goes first:
+
+    0 human prompt > 1 final answer > 2 other assistant text > 3 tool call > 4 tool output
+
+Levels say what a chunk keeps: 5 everything (tool output cut to `tool_output_chars`), 4 a brief
+head-and-tail of each tool output, 3 no tool output, 2 no tool-call arguments either.
+
+Injected context (AGENTS.md, environment blocks, slash-command expansions, subagent prompts) is
+dropped; tool results that agents carry in `user` records are kept as tool output. Every part is
+redacted before its size is measured, so nothing leaves the machine unredacted, and chunks are cut
+only at entry boundaries, so each chunk is a contiguous span `[first.index, last.end]`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memcli.secrets import redact
+from memcli.sessions.model import Entry
+
+HUMAN, FINAL, ASSISTANT, TOOL_CALL, TOOL_OUTPUT = range(5)
+LABELS = {HUMAN: "human prompt", FINAL: "final answer", ASSISTANT: "assistant",
+          TOOL_CALL: "tool call", TOOL_OUTPUT: "tool output"}
+BRIEF = 5  # level 5 keeps tool output (cut to tool_output_chars); level 4 keeps only a brief excerpt
+_MIN_LEVEL = ASSISTANT  # below this a chunk is split instead (prompts and answers are never dropped)
+_BRIEF_CHARS = 240  # enough for the tail of a test run or the first line of an error
+_ARGS_CHARS = 600  # tool-call arguments are context, not content: keep them short
+
+
+def estimate_tokens(text: str) -> int:
+    """Cheap token estimate that needs no tokenizer download: ~4 ASCII chars per token, and about
+    one token per non-ASCII (e.g. CJK) character."""
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    return (len(text) - non_ascii) // 4 + non_ascii + 1
+
+
+def cut(text: str, limit: int) -> str:
+    """Head and tail of a long text, with the size of what was cut in the middle."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    return f"{text[:head]}\n[… {len(text) - limit} chars cut …]\n{text[-tail:] if tail else ''}"
+
+
+@dataclass(frozen=True)
+class Part:
+    cls: int
+    text: str
+    tokens: int
+    brief: str | None = None  # tool output: the short excerpt kept at level TOOL_OUTPUT
+    brief_tokens: int = 0
+
+    def at(self, level: int) -> tuple[str, int] | None:
+        """(text, tokens) of this part at a level, or None when the level leaves it out."""
+        if self.cls > level:
+            return None
+        if self.brief is not None and level < BRIEF:
+            return self.brief, self.brief_tokens
+        return self.text, self.tokens
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One entry, ready to send: its file-line span and its redacted parts."""
+
+    start: int
+    end: int
+    header: str
+    parts: tuple[Part, ...]
+    redactions: int
+
+    def render(self, level: int) -> str:
+        kept = [t[0] for p in self.parts if (t := p.at(level)) is not None]
+        dropped = [p for p in self.parts if p.cls > level]
+        if dropped:
+            kinds = sorted({LABELS[p.cls] for p in dropped})
+            kept.append(f"[{len(dropped)} {' / '.join(kinds)} part(s) left out for size]")
+        return f"{self.header}\n" + "\n".join(kept)
+
+    def tokens(self, level: int) -> int:
+        kept = sum(t[1] for p in self.parts if (t := p.at(level)) is not None)
+        return estimate_tokens(self.header) + kept + (12 if any(p.cls > level for p in self.parts) else 0)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    entries: tuple[Prepared, ...]
+    level: int  # highest priority class kept
+
+    @property
+    def range(self) -> tuple[int, int]:
+        return (self.entries[0].start, self.entries[-1].end)
+
+    @property
+    def redactions(self) -> int:
+        return sum(e.redactions for e in self.entries)
+
+    def text(self) -> str:
+        return "\n\n".join(e.render(self.level) for e in self.entries)
+
+
+def _part(cls: int, text: str) -> tuple[Part, int]:
+    clean, count = redact(text)
+    if cls != TOOL_OUTPUT or len(clean) <= _BRIEF_CHARS:
+        return Part(cls, clean, estimate_tokens(clean)), count
+    brief = cut(clean, _BRIEF_CHARS)  # cut after redacting: a cut never splits a secret in two
+    return Part(cls, clean, estimate_tokens(clean), brief, estimate_tokens(brief)), count
+
+
+def _args(arguments: object) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+
+
+def prepare(entry: Entry, tool_output_chars: int) -> Prepared | None:
+    """The entry's redacted parts, or None when nothing of it is worth sending."""
+    raw: list[tuple[int, str]] = []
+    if entry.text.strip() and not entry.injected:
+        if entry.role == "user":
+            raw.append((HUMAN, entry.text.strip()))
+        elif entry.role == "assistant":
+            raw.append((FINAL if entry.final else ASSISTANT, entry.text.strip()))
+        elif entry.role == "tool":
+            raw.append((TOOL_OUTPUT, cut(entry.text.strip(), tool_output_chars)))
+    for call in entry.tool_calls:
+        raw.append((TOOL_CALL, f"→ {call.name}({cut(_args(call.arguments), _ARGS_CHARS)})"))
+    for result in entry.tool_results:
+        if result.content.strip():
+            mark = "← error: " if result.is_error else "← "
+            raw.append((TOOL_OUTPUT, mark + cut(result.content.strip(), tool_output_chars)))
+    if not raw:
+        return None
+    parts, total = [], 0
+    for cls, text in raw:
+        part, count = _part(cls, text)
+        parts.append(part)
+        total += count
+    start, end = entry.span
+    who = {"user": "user", "assistant": "assistant", "tool": "tool", "system": "system"}[entry.role]
+    flags = (" (final)" if entry.final else "") + (" (subagent)" if entry.sidechain else "")
+    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total)
+
+
+def _shrink(item: Prepared, budget: int) -> Prepared:
+    """A single entry larger than a whole chunk: cut its kept texts to share the budget."""
+    kept = [p for p in item.parts if p.cls <= _MIN_LEVEL]
+    share = max(50, (budget - 100) // max(1, len(kept)))  # tokens per kept part
+
+    def fit(p: Part) -> Part:
+        if p.cls > _MIN_LEVEL or p.tokens <= share:
+            return p
+        text = cut(p.text, int(len(p.text) * share / p.tokens))  # chars in proportion to tokens
+        return Part(p.cls, text, estimate_tokens(text))
+
+    parts = tuple(fit(p) for p in item.parts)
+    return Prepared(item.start, item.end, item.header, parts, item.redactions)
+
+
+def chunk(items: Iterable[Prepared], budget: int) -> list[Chunk]:
+    """Pack entries in order into chunks of at most `budget` tokens, each at the highest level that
+    fits; a chunk is closed when even dropping tool output and tool calls would not make room."""
+    chunks: list[Chunk] = []
+    current: list[Prepared] = []
+    sums = [0] * (BRIEF + 1)  # tokens of `current` at each level
+    for item in items:
+        costs = [item.tokens(level) for level in range(BRIEF + 1)]
+        level = _best_level([s + c for s, c in zip(sums, costs, strict=True)], budget)
+        if level is None and current:
+            chunks.append(Chunk(tuple(current), _best_level(sums, budget) or _MIN_LEVEL))
+            current, sums = [], [0] * (BRIEF + 1)
+            level = _best_level(costs, budget)
+        if level is None:  # one entry alone over budget
+            item = _shrink(item, budget)
+            costs = [item.tokens(lv) for lv in range(BRIEF + 1)]
+        current.append(item)
+        sums = [s + c for s, c in zip(sums, costs, strict=True)]
+    if current:
+        chunks.append(Chunk(tuple(current), _best_level(sums, budget) or _MIN_LEVEL))
+    return chunks
+
+
+def _best_level(sums: list[int], budget: int) -> int | None:
+    for level in range(BRIEF, _MIN_LEVEL - 1, -1):
+        if sums[level] <= budget:
+            return level
+    return None

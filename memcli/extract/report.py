@@ -1,0 +1,137 @@
+"""What `memcli extract` prints: the final summary, the dry run, the stale list (text or JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from memcli.extract import prompt
+from memcli.extract.plan import Plan, Work
+from memcli.extract.prepare import estimate_tokens
+
+if TYPE_CHECKING:
+    from memcli.extract.ledger import Span
+    from memcli.llm import CallUsage
+    from memcli.staging import ExtractedItems
+
+KINDS = ("decisions", "discussions", "attempts", "requests")
+
+
+class Tally:
+    def __init__(self, todo: Plan) -> None:
+        self.plan = todo
+        self.status: dict[str, int] = {"done": 0, "recovered": 0, "failed": 0, "error": 0, "skipped": 0}
+        self.items = dict.fromkeys(KINDS, 0)
+        self.prompt_tokens = self.completion_tokens = self.calls = 0
+        self.cost: float | None = None
+        self.failures: list[str] = []
+        self.fatal: str | None = None
+        self.redactions = sum(w.chunk.redactions for w in todo.work)
+
+    @property
+    def failed(self) -> int:
+        return self.status["failed"]
+
+    def add(self, work: Work, status: str, items: ExtractedItems | None, usage: CallUsage | None,
+            error: str | None) -> None:
+        self.status[status] += 1
+        if items is not None:
+            for kind in KINDS:
+                self.items[kind] += len(getattr(items, kind))
+        if usage is not None:
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+            self.calls += usage.calls
+            if usage.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + usage.cost_usd
+        where = f"{work.info.session_id}:{work.chunk.range[0]}-{work.chunk.range[1]}"
+        if status == "failed":
+            self.failures.append(f"{where}: {error}")
+        elif status == "error" and self.fatal is None:
+            self.fatal = error
+
+    def as_dict(self) -> dict[str, Any]:
+        p = self.plan
+        return {
+            "sessions": p.sessions, "up_to_date": p.up_to_date, "waiting": p.waiting,
+            "reextracted": [{"session_id": s, "reason": r} for s, r in p.reset],
+            "unreadable": p.unreadable, "chunks": len(p.work),
+            **{f"chunks_{k}": v for k, v in self.status.items()},
+            "items": self.items, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
+            "redactions": self.redactions, "failures": self.failures, "error": self.fatal,
+        }
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def print_summary(tally: Tally, as_json: bool) -> None:
+    if as_json:
+        _out(json.dumps(tally.as_dict(), ensure_ascii=False, indent=2))
+        return
+    p, s = tally.plan, tally.status
+    _out(f"sessions: {p.sessions} extracted, {p.up_to_date} up to date, "
+         f"{len(p.waiting)} still active (waiting)")
+    for session_id, reason in p.reset:
+        _out(f"  re-extracted {session_id}: the file {reason} since it was last extracted")
+    for line in p.unreadable:
+        _out(f"  unreadable {line}")
+    _out(f"chunks:   {len(p.work)} ({s['done']} extracted, {s['recovered']} recovered, {s['failed']} failed, "
+         f"{s['skipped']} not started)")
+    _out("items:    " + ", ".join(f"{n} {k}" for k, n in tally.items.items()))
+    cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
+    _out(f"tokens:   {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
+         f"cost {cost}")
+    if tally.redactions:
+        _out(f"redacted: {tally.redactions} secret(s) before sending")
+    for line in tally.failures:
+        _out(f"failed:   {line} (left for the next run)")
+    if tally.fatal:
+        sys.stderr.write(f"Error: {tally.fatal}\n")
+
+
+def print_dry_run(todo: Plan, as_json: bool) -> None:
+    chunks = []
+    for w in todo.work:
+        messages = prompt.messages(w.info.agent, w.chunk)
+        chunks.append({"session_id": w.info.session_id, "agent": w.info.agent, "path": str(w.info.path),
+                       "range": list(w.chunk.range), "tokens": estimate_tokens(messages[1]["content"]),
+                       "redactions": w.chunk.redactions, "messages": messages})
+    if as_json:
+        _out(json.dumps({"prompt_version": prompt.version(), "waiting": todo.waiting,
+                         "reextract": [{"session_id": s, "reason": r} for s, r in todo.reset],
+                         "chunks": chunks}, ensure_ascii=False, indent=2))
+        return
+    _out(f"# dry run: {len(chunks)} chunk(s) from {todo.sessions} session(s); nothing is sent")
+    if chunks:
+        _out("\n## system prompt (same for every chunk)\n")
+        _out(chunks[0]["messages"][0]["content"])
+    for c in chunks:
+        a, b = c["range"]
+        _out(f"\n## {c['session_id']} entries {a}-{b} ({c['agent']}, ~{c['tokens']} tokens, "
+             f"{c['redactions']} redacted)\n")
+        _out(c["messages"][1]["content"])
+    for session_id, reason in todo.reset:
+        _out(f"\n(would re-extract {session_id}: the file {reason})")
+    if todo.waiting:
+        _out(f"\n(still active, waiting: {', '.join(todo.waiting)})")
+
+
+def print_stale(spans: list[Span], version: str, model: str, as_json: bool) -> None:
+    rows = [{"session_id": s.session_id, "range": [s.start, s.end], "prompt_version": s.prompt_version,
+             "model": s.model, "staging_id": s.staging_id, "file": s.key.rsplit("#", 1)[0]} for s in spans]
+    rows.sort(key=lambda r: (r["session_id"], r["range"][0]))
+    if as_json:
+        _out(json.dumps({"prompt_version": version, "model": model, "stale": rows}, ensure_ascii=False,
+                        indent=2))
+        return
+    if not rows:
+        _out(f"no stale spans (every span was extracted with {version} and {model})")
+        return
+    _out(f"{len(rows)} span(s) extracted differently from now ({version}, {model}):")
+    for r in rows:
+        _out(f"  {r['session_id']}:{r['range'][0]}-{r['range'][1]}  {r['prompt_version']}  {r['model']}")
+    _out("re-extract them with: memcli extract --stale --redo")

@@ -1,0 +1,164 @@
+"""`memcli extract`: sessions → redacted chunks → one model call each → staging files + ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memcli.errors import UsageError
+from memcli.extract import prompt
+from memcli.extract.ledger import Ledger
+from memcli.extract.plan import Plan, Work, plan
+from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
+from memcli.records.models import Source
+from memcli.secrets import redact
+from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
+
+if TYPE_CHECKING:
+    from memcli.llm import CallUsage, Gateway
+    from memcli.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Result:
+    work: Work
+    status: str  # done | recovered | failed | error | skipped
+    items: ExtractedItems | None = None
+    usage: CallUsage | None = None
+    error: str | None = None
+
+
+def parse_since(value: str | None) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--since {value!r}: use an ISO date or time, e.g. 2026-01-31") from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
+        model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
+        redo: bool = False) -> int:
+    from memcli.llm import Gateway, resolve_model
+    from memcli.sessions import discover
+
+    ledger = Ledger.open(workspace.state_dir)
+    version = prompt.version()
+    gateway: Gateway | None = None
+    if stale:
+        model_name = resolve_model(workspace, "extract", model)
+        old = [s for s in ledger.all_spans() if s.prompt_version != version or s.model != model_name]
+        if not redo:
+            print_stale(old, version, model_name, as_json)
+            return 0
+        gateway = Gateway.from_config(workspace, "extract", model)  # fail before forgetting anything
+        for span in old:
+            ledger.forget(span)
+    elif redo:
+        raise UsageError("--redo goes with --stale")
+    infos = discover(workspace, since=since, paths=paths)
+    todo = plan(infos, ledger, workspace.config.extract, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
+    if dry_run:
+        print_dry_run(todo, as_json)
+        return 0
+    tally = Tally(todo)
+    if todo.work:
+        gateway = gateway or Gateway.from_config(workspace, "extract", model)
+        for result in _execute(todo, gateway, ledger, workspace, version, as_json):
+            tally.add(result.work, result.status, result.items, result.usage, result.error)
+    print_summary(tally, as_json)
+    return 1 if tally.failed or tally.fatal else 0
+
+
+def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace, version: str,
+             quiet: bool) -> list[Result]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    abort = threading.Event()
+    console = Console(stderr=True)
+    left = {}
+    for w in todo.work:
+        left[w.key] = left.get(w.key, 0) + 1
+    results: list[Result] = []
+    columns = (TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=quiet or not console.is_terminal) as bar:
+        sessions = bar.add_task("sessions", total=len(left))
+        chunks = bar.add_task("chunks", total=len(todo.work))
+        pool = ThreadPoolExecutor(max_workers=workspace.config.extract.concurrency,
+                                  thread_name_prefix="extract")
+        try:
+            futures: list[Future[Result]] = [
+                pool.submit(_one, w, gateway, ledger, workspace.staging_dir, version, abort)
+                for w in todo.work]
+            for future in as_completed(futures):
+                result = future.result()
+                results.append(result)
+                bar.advance(chunks)
+                left[result.work.key] -= 1
+                if not left[result.work.key]:
+                    bar.advance(sessions)
+        except BaseException:
+            abort.set()  # Ctrl-C: chunks not started stay unrecorded and are done next time
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    return results
+
+
+def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: str,
+         abort: threading.Event) -> Result:
+    from memcli.llm import InvalidOutput, LLMError
+
+    if abort.is_set():
+        return Result(w, "skipped")
+    start, end = w.chunk.range
+    source = Source(session_id=w.info.session_id, range=(start, end))
+    messages = prompt.messages(w.info.agent, w.chunk)
+    file_id = staging_id(w.key, source, version, gateway.model, messages[-1]["content"])
+    existing = staging_path(staging_dir, file_id)
+    if existing.is_file():  # written by a run killed before it could record it
+        try:
+            items = StagingFile.model_validate_json(existing.read_bytes()).items
+        except ValueError:
+            items = None  # not ours to judge here: consolidation reports a bad staging file
+        if items is not None:
+            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                          gateway.model, file_id)
+            return Result(w, "recovered", items)
+    try:
+        items, usage = gateway.structured(messages, ExtractedItems)
+    except InvalidOutput as exc:
+        return Result(w, "failed", usage=exc.usage, error=str(exc))
+    except LLMError as exc:
+        abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
+        return Result(w, "error", error=str(exc))
+    items = _redacted(items)
+    staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
+                          prompt_version=version, created_at=dt.datetime.now(dt.UTC),
+                          usage=Usage(prompt_tokens=usage.prompt_tokens,
+                                      completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd),
+                          items=items)
+    write_staging(staging_dir, staging)
+    ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                  gateway.model, file_id)
+    return Result(w, "done", items, usage)
+
+
+def _redacted(items: ExtractedItems) -> ExtractedItems:
+    """The model saw only redacted text, but may still echo something secret-shaped: staging
+    feeds records that are committed, so its strings are redacted too."""
+    data = items.model_dump()
+    for kind in data.values():
+        for item in kind:
+            for name, value in item.items():
+                if isinstance(value, str):
+                    limit = 200 if name == "title" else 2_000  # a marker can be longer than a secret
+                    item[name] = redact(value)[0][:limit]
+    return ExtractedItems.model_validate(data)
