@@ -192,6 +192,29 @@ def metrics(
                          sessions=list(session or []), show_all=show_all))
 
 
+@app.command()
+def extract(
+    paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
+        help="Session files or folders (default: this workspace's sessions).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m",  # noqa: UP045
+        help="litellm model (default: memory.extract_model).")] = None,
+    since: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--since", help="Only sessions active since (ISO date).")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print what would be sent (redacted); call nothing.")] = False,
+    stale: Annotated[bool, typer.Option(
+        "--stale", help="List spans extracted with an older prompt or model.")] = False,
+    redo: Annotated[bool, typer.Option("--redo", help="With --stale: extract those spans again.")] = False,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
+    from memcli.extract.run import parse_since, run
+
+    raise typer.Exit(run(_open(workspace), paths=list(paths or []) or None, since=parse_since(since),
+                         model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
+
+
 def main(argv: list[str] | None = None) -> None:
     from memcli.boundary import run_guarded
 
