@@ -152,7 +152,9 @@ def _user_entry(index: int, obj: dict[str, Any], msg: dict[str, Any], sidechain:
     if command:
         args = _ARGS.search(text)
         text = f"{command.group(1).strip()} {args.group(1).strip() if args else ''}".strip()
-    injected = bool(obj.get("isMeta")) or sidechain or text.lstrip().startswith(_INJECTED_PREFIXES)
+    # isCompactSummary: the summary Claude Code writes as a user message after compacting context
+    injected = (bool(obj.get("isMeta")) or bool(obj.get("isCompactSummary")) or sidechain
+                or text.lstrip().startswith(_INJECTED_PREFIXES))
     return Entry(index, "user", text, stamp, injected=injected, sidechain=sidechain)
 
 
