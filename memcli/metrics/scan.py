@@ -17,6 +17,7 @@ from pathlib import Path
 
 from memcli.metrics.detect import entry_invokes
 from memcli.metrics.state import SessionState, State, load_state, save_state
+from memcli.sessions.base import SessionReadError
 from memcli.sessions.model import Entry, SessionInfo
 
 _HEAD_BYTES = 4096
@@ -130,16 +131,22 @@ def update_state(state: State, infos: Iterable[SessionInfo], read_session) -> Sc
         old = state.sessions.get(key)
         if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
             continue
-        if old is not None and (stat.st_size < old.size or _head(path, old.head_len) != old.head):
-            old = None  # rewritten: drop its counts and count it again
-            recounted += 1
         head_len = min(stat.st_size, _HEAD_BYTES)
-        current = old or SessionState(session_id=info.session_id, agent=info.agent)
-        _, stream = read_session(info)
         fallback = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
-        added, found = count_entries(current, stream, fallback)
+        try:
+            if old is not None and (stat.st_size < old.size or _head(path, old.head_len) != old.head):
+                old = None  # rewritten: drop its counts and count it again
+                recounted += 1
+            head = _head(path, head_len)
+            # A copy: a read failing half-way must leave the saved counts of this session untouched.
+            current = old.model_copy(deep=True) if old else SessionState(session_id=info.session_id,
+                                                                          agent=info.agent)
+            _, stream = read_session(info)
+            added, found = count_entries(current, stream, fallback)
+        except (OSError, SessionReadError):
+            continue  # vanished or became unreadable mid-run: the next run retries
         current.size, current.mtime_ns = stat.st_size, stat.st_mtime_ns
-        current.head, current.head_len = _head(path, head_len), head_len
+        current.head, current.head_len = head, head_len
         state.sessions[key] = current
         scanned += 1
         entries += added

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memcli.atomicio import atomic_write_text
+from memcli.errors import MemcliError
 
 STATE_VERSION = 1
 STATE_FILE = "metrics.json"
@@ -76,4 +77,8 @@ def load_state(state_dir: Path) -> State | None:
 
 def save_state(state_dir: Path, state: State) -> None:
     text = json.dumps(state.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-    atomic_write_text(state_path(state_dir), text + "\n")
+    try:
+        atomic_write_text(state_path(state_dir), text + "\n")
+    except OSError as exc:
+        raise MemcliError(f"cannot write the metrics state {state_path(state_dir)}: {exc.strerror or exc}; "
+                          "make the folder writable or point MEMCLI_STATE_DIR at one that is") from None

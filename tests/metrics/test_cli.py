@@ -67,3 +67,14 @@ def test_explicit_session_path_and_missing_one(example_ws: Path, tmp_path: Path,
     code, _, err = _memcli(capsys, "metrics", "-w", str(example_ws), "--session", missing)
     assert code == 2 and err.startswith("Error:") and "nope.jsonl" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_unwritable_state_is_a_one_line_error(agents, example_ws: Path, tmp_path: Path, capsys,
+                                              monkeypatch) -> None:
+    agents.claude().user("#wal-mode", DAY.format(0))
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MEMCLI_STATE_DIR", str(blocker))
+    code, _, err = _memcli(capsys, "metrics", "-w", str(example_ws))
+    assert code == 1 and err.startswith("Error: cannot write the metrics state")
+    assert len(err.strip().splitlines()) == 1
