@@ -15,9 +15,13 @@ from memcli.workspace import Workspace
 def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = None) -> int:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    # Usage metrics are passed by callers that have them (`build_report(ws, metrics)`); the command
-    # will read them once `memcli metrics` stores some.
-    report = build_report(workspace)
+    # Usage figures saved by the last `memcli metrics` (None until it has counted a session: then no
+    # `unused` candidates, as absence of figures is not evidence of disuse).
+    from memcli.gc.usage import usage_from_metrics
+    from memcli.metrics import load_metrics
+
+    metrics = load_metrics(workspace)
+    report = build_report(workspace, metrics=usage_from_metrics(metrics) if metrics is not None else None)
     if fmt == "json":
         print(render_json(report))
     elif fmt == "markdown":
