@@ -80,6 +80,7 @@ def refused(tool: str, violations: list[Violation], warnings: list[Violation]) -
     n = len(violations)
     noun = "violation" if n == 1 else "violations"
     message = (
-        f"{tool} refused: {n} {noun}; nothing was written. Fix every violation listed and call {tool} again."
+        f"{tool} refused: {n} {noun}; nothing was written. Each violation says what to do: "
+        "address all of them before the next call."
     )
     return ToolResult(False, message, error="refused", violations=tuple(violations), warnings=tuple(warnings))
