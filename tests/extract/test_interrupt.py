@@ -1,0 +1,66 @@
+"""An extract run killed at any point loses nothing and duplicates nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from extract.helpers import conversation, make_ws, staged, write_jsonl
+from support.fake_llm import FakeLLM, Reply
+
+from memcli.extract.ledger import LEDGER
+from memcli.extract.run import run
+
+ITEMS = {"decisions": [], "discussions": [], "attempts": [{"title": "t", "outcome": "o"}], "requests": []}
+
+
+def test_sigkill_after_some_chunks_then_rerun_completes_without_duplicates(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    ws = make_ws(tmp_path / "ws", extract={"concurrency": 1})
+    sessions = tmp_path / "sessions"
+    for i in range(8):
+        write_jsonl(sessions / f"s{i}.jsonl", conversation(3))
+    fake_llm.responder = lambda body: Reply(content=json.dumps(ITEMS), delay=0.25)
+    proc = subprocess.Popen([sys.executable, "-m", "memcli", "extract", "-w", str(ws.root), str(sessions)],
+                            env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if ws.staging_dir.is_dir() and len(list(ws.staging_dir.glob("*.json"))) >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_before = len(staged(ws))
+    assert 3 <= done_before < 8
+    assert not [p for p in ws.staging_dir.iterdir() if p.name.startswith(".")]  # no temp file left
+
+    assert run(ws, paths=[sessions]) == 0
+    files = staged(ws)
+    assert sorted(f.source.session_id for f in files) == [f"s{i}" for i in range(8)]
+    assert all(f.source.range == (0, 2) for f in files)
+    # the re-run called the model only for what was missing (plus at most the one killed in flight)
+    assert fake_llm.calls <= 8 + 1
+    calls = fake_llm.calls
+    assert run(ws, paths=[sessions]) == 0 and fake_llm.calls == calls
+
+
+def test_killed_between_staging_write_and_ledger_is_recovered_without_a_call(
+        fake_llm: FakeLLM, tmp_path: Path, capsys) -> None:
+    ws = make_ws(tmp_path / "ws")
+    path = write_jsonl(tmp_path / "s.jsonl", conversation(4))
+    fake_llm.responder = lambda body: Reply(content=json.dumps(ITEMS))
+    assert run(ws, paths=[path]) == 0
+    ledger = ws.state_dir / LEDGER
+    lines = ledger.read_text().splitlines()
+    ledger.write_text("\n".join(lines[:-1]) + ("\n" if lines[:-1] else "") + lines[-1][:25])  # torn line
+    capsys.readouterr()
+    assert run(ws, paths=[path]) == 0
+    assert "1 recovered" in capsys.readouterr().out
+    assert fake_llm.calls == 1 and len(staged(ws)) == 1
+    assert run(ws, paths=[path]) == 0 and fake_llm.calls == 1
