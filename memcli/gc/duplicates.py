@@ -1,25 +1,28 @@
 """Near-duplicate bodies, in near-linear time.
 
 Comparing every pair of 10 000 bodies is 50 million edit-distance computations; instead each body
-gets a small sketch — the 16 smallest hashes of its character 5-grams (a bottom-k MinHash) — and
-only bodies that share a sketch value are compared, with `rapidfuzz.fuzz.ratio` and the configured
-cutoff. Two bodies that are ≥ 90 % alike share most of their 5-grams, so they almost surely share a
-sketch value; a sketch value shared by more than `MAX_BUCKET` bodies is boilerplate and is not used
-to pair them. Hashes are computed with numpy on code points (no Python `hash()`, which changes per
-process), so the report is the same on every run.
+gets a small sketch — the smallest hashes of its 3-token shingles (a bottom-k MinHash; a token is an
+ASCII word or any other single character, so Japanese needs no word splitter) — and only bodies that
+share a sketch value are compared, with `rapidfuzz.fuzz.ratio` and the configured cutoff. Two bodies
+that are ≥ 90 % alike share most shingles, so they almost surely share sketch values. Sketch values
+found in more than `MAX_BUCKET` bodies are boilerplate and are skipped in favour of rarer ones.
+Hashes are crc32 + a fixed mixer (never Python's per-process `hash()`), so every run reports the same.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+import zlib
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-SHINGLE = 5
-SKETCH = 16
-MAX_BUCKET = 100
+SHINGLE = 3  # tokens per shingle
+SAMPLE = 32  # smallest shingle hashes kept per body
+KEYS = 12  # of those, the rarest-enough ones used to pair bodies
+MAX_BUCKET = 50
 _SPACE = re.compile(r"\s+")
+_TOKEN = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
 
 
 @dataclass(frozen=True)
@@ -32,25 +35,23 @@ def normalise(body: str) -> str:
     return _SPACE.sub(" ", body).strip().lower()
 
 
-def _sketch(text: str) -> list[int]:
+def _sample(text: str) -> list[int]:
     import numpy as np
 
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    n = len(codes) - SHINGLE + 1
+    ids = np.fromiter((zlib.crc32(t.encode()) for t in _TOKEN.findall(text)), dtype=np.uint64)
+    n = len(ids) - SHINGLE + 1
     if n <= 0:
         return []
     h = np.zeros(n, dtype=np.uint64)
-    prime = np.uint64(1_000_003)
     for j in range(SHINGLE):  # polynomial hash of every window, wrapping mod 2**64
-        h = h * prime + codes[j : j + n]
+        h = h * np.uint64(1_000_003) + ids[j : j + n]
     # splitmix64 finaliser: spreads the bits so the smallest hashes are a fair sample of the windows
     h ^= h >> np.uint64(30)
     h *= np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(27)
     h *= np.uint64(0x94D049BB133111EB)
     h ^= h >> np.uint64(31)
-    unique = np.unique(h)  # sorted
-    return unique[:SKETCH].tolist()
+    return np.unique(h)[:SAMPLE].tolist()  # np.unique sorts
 
 
 def _find(parent: list[int], i: int) -> int:
@@ -68,13 +69,15 @@ def near_duplicates(
 
     docs = [(path, normalise(body)) for path, body in sorted(items)]
     docs = [(path, text) for path, text in docs if len(text) >= min_chars]
+    samples = [_sample(text) for _, text in docs]
+    frequency = Counter(value for sample in samples for value in sample)
     buckets: dict[int, list[int]] = defaultdict(list)
-    for i, (_, text) in enumerate(docs):
-        for value in _sketch(text):
+    for i, sample in enumerate(samples):
+        for value in [v for v in sample if frequency[v] <= MAX_BUCKET][:KEYS]:
             buckets[value].append(i)
     pairs: set[tuple[int, int]] = set()
     for members in buckets.values():
-        if 1 < len(members) <= MAX_BUCKET:
+        if len(members) > 1:
             pairs.update((a, b) for k, a in enumerate(members) for b in members[k + 1 :])
     parent = list(range(len(docs)))
     found: list[tuple[int, int, float]] = []

@@ -27,6 +27,10 @@ class RecordUsage:
         """Explicit invokes per million session tokens (the unit of `metrics.protect_rate`)."""
         return self.invokes * 1_000_000 / self.session_tokens if self.session_tokens > 0 else 0.0
 
+    def protected(self, protect_rate: float) -> bool:
+        """At or above the protection rate (never with zero invokes, as in `memcli metrics`)."""
+        return self.invokes > 0 and self.rate >= protect_rate
+
     def to_json_dict(self, protect_rate: float) -> dict[str, Any]:
         return {
             "invokes": self.invokes,
@@ -34,7 +38,7 @@ class RecordUsage:
             "rate_per_mtok": round(self.rate, 4),
             "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
             "measured_since": self.measured_since.isoformat() if self.measured_since else None,
-            "protected": self.rate >= protect_rate,
+            "protected": self.protected(protect_rate),
         }
 
 
@@ -56,7 +60,7 @@ def unused_candidates(
     out = []
     for path in sorted(set(metrics) & paths):
         usage = metrics[path]
-        if usage.rate >= protect_rate:
+        if usage.protected(protect_rate):
             continue
         if usage.measured_since is not None and (now - usage.measured_since).days <= unused_days:
             continue  # too new to judge

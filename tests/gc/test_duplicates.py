@@ -33,11 +33,13 @@ def test_planted_pairs_in_two_thousand_bodies() -> None:
 
 
 def test_japanese_bodies() -> None:
-    base = "デプロイは必ずステージングで確認してから本番へ昇格する。失敗したら直前のイメージに戻し、原因を記録に残す。" * 2
+    base = ("デプロイは必ずステージングで確認してから本番へ昇格する。"
+            "失敗したら直前のイメージに戻し、原因を記録に残す。") * 2
     items = [
         ("knowledge/deploy-a.md", base),
         ("knowledge/deploy-b.md", base.replace("原因", "理由")),
-        ("knowledge/other.md", "テストは pytest -q で走らせる。e2e はリリース前だけ。ブラウザが必要なので数分かかる。" * 2),
+        ("knowledge/other.md", "テストは pytest -q で走らせる。e2e はリリース前だけ。"
+                               "ブラウザが必要なので数分かかる。" * 2),
     ]
     (group,) = near_duplicates(items, similarity=90, min_chars=20)
     assert group.paths == ("knowledge/deploy-a.md", "knowledge/deploy-b.md")
