@@ -2,13 +2,14 @@
 
 An invoke is deliberate use of a record: the agent reading its file (a read tool, or a shell
 command such as `cat`/`sed -n` on `knowledge/<slug>.md`, or a memcli memory tool), or the user
-typing `#<slug>` / `/<slug>`. Resident injection (`memcli context` output in a SessionStart hook,
-AGENTS.md blocks) arrives as injected entries or tool results and is never looked at here.
+typing `#<slug>` / `/<slug>` or attaching `@knowledge/<slug>.md`. Resident injection (`memcli
+context` output in a SessionStart hook, AGENTS.md blocks) arrives as injected entries or tool
+results and is never looked at here.
 
-Targets are stored unresolved: a path for reads, a slug for mentions. Whether that path or slug is
-an existing record is decided when the figures are computed, so a scan's result does not depend
-on which records happened to exist at scan time (and a mention written before a record was
-created falls outside that record's lifetime window anyway).
+Targets are stored unresolved: a workspace path, or a bare slug (`#slug`, `memcli show slug`).
+Whether it names an existing record is decided when the figures are computed, so a scan's result
+does not depend on which records happened to exist at scan time (and a mention written before a
+record was created falls outside that record's lifetime window anyway).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ MENTION = "mention"  # the user wrote #slug or /slug
 _SLUG = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 # A record path anywhere in a string: relative, ./-prefixed or absolute (the workspace is the cwd
 # of the sessions discovered for it).
-RECORD_PATH_RE = re.compile(
-    r"(?<![A-Za-z0-9_.-])((?:memory/(?:decisions|requests|workflow)|knowledge)/" + _SLUG + r"\.md"
-    r"|memory/summary\.md)(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
-)
+_PATH = (r"((?:memory/(?:decisions|requests|workflow)|knowledge)/" + _SLUG + r"\.md|memory/summary\.md)"
+         r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9])")
+RECORD_PATH_RE = re.compile(r"(?<![A-Za-z0-9_.-])" + _PATH)
+# `@knowledge/x.md`: Claude Code's way for the user to attach a file to the prompt (not an e-mail).
+AT_PATH_RE = re.compile(r"(?<![A-Za-z0-9_.])@(?:\./)?" + _PATH)
 # `#slug` or `/slug` typed by the user: not inside a path or URL, not followed by more path.
 # ASCII classes on purpose: Japanese text may sit right next to the mark ("詳細は#wal-modeを").
 MENTION_RE = re.compile(r"(?<![A-Za-z0-9_/.:#\\-])[#/](" + _SLUG + r")(?![A-Za-z0-9_/-]|\.[A-Za-z0-9])")
@@ -71,6 +73,9 @@ def entry_invokes(entry: Entry) -> Iterator[Hit]:
     if entry.role == "user" and not entry.injected and entry.text:
         for match in MENTION_RE.finditer(entry.text):
             yield Hit(match.group(1), MENTION)
+        if "@" in entry.text:
+            for match in AT_PATH_RE.finditer(entry.text):
+                yield Hit(match.group(1), MENTION)
     for call in entry.tool_calls:
         yield from call_invokes(call)
 

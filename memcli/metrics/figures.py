@@ -13,7 +13,6 @@ import bisect
 import datetime as dt
 from dataclasses import dataclass, field
 
-from memcli.metrics.detect import MENTION
 from memcli.metrics.state import State
 from memcli.records import parse_record
 from memcli.workspace import Kind, Workspace, locate
@@ -167,7 +166,7 @@ def compute(state: State, records: dict[str, RecordInfo], threshold: float) -> d
                 target.window_start = rec.created_at
     for session in state.sessions.values():
         for target, how, index, stamp in session.invokes:
-            path = by_slug.get(target) if how == MENTION or "/" not in target else target
+            path = target if "/" in target else by_slug.get(target)  # a path, or a slug to look up
             if path is None or path not in final:
                 continue
             metrics = out[final[path]]

@@ -54,6 +54,9 @@ def _call(name: str, arguments) -> Entry:
         (Entry(0, "user", "詳細は#wal-modeを参照"), [Hit("wal-mode", MENTION)]),
         (Entry(0, "user", "open /tmp/x and https://h.io/wal-mode and a/#b and ./run.sh"), []),
         (Entry(0, "user", "edit /wal-mode.md"), []),
+        # Claude Code's @file attachment by the user; an e-mail address is not one
+        (Entry(0, "user", "explain @knowledge/wal-mode.md to me"), [Hit("knowledge/wal-mode.md", MENTION)]),
+        (Entry(0, "user", "mail dev@knowledge/wal-mode.md"), []),
         # injected text (a SessionStart hook printing `memcli context`, AGENTS.md) is resident, not an invoke
         (Entry(0, "user", "#wal-mode — what WAL is", injected=True), []),
         (Entry(0, "assistant", "I will look at #wal-mode"), []),
