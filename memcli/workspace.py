@@ -8,10 +8,11 @@ root (`memory/decisions/use-sqlite.md`), the same on every path (tool, commit, C
 from __future__ import annotations
 
 import enum
+import functools
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from memcli.config import CONFIG_FILE, Config, config_source, load_config
 from memcli.errors import WorkspaceNotFound
@@ -50,18 +51,20 @@ class Location:
     ignored: bool = False  # staging, hidden files: not records and not findings
 
 
+@functools.lru_cache(maxsize=65536)  # called several times per file on 10 000-record workspaces
 def locate(rel: str) -> Location:
     """Classify a workspace-relative POSIX path (of a file)."""
-    parts = PurePosixPath(rel).parts
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
     if not parts or parts[0] not in ("memory", "knowledge"):
         return Location(None, problem="outside memory/ and knowledge/", ignored=True)
     if any(p.startswith(".") for p in parts):
         return Location(None, ignored=True)  # .gitkeep, editor swap files
-    if rel.startswith(STAGING_DIR + "/"):
+    if len(parts) > 2 and parts[0] == "memory" and parts[1] == STAGING_DIR.split("/")[1]:
         return Location(None, ignored=True)
-    if rel == SUMMARY_PATH:
+    norm = "/".join(parts)
+    if norm == SUMMARY_PATH:
         return Location(Kind.SUMMARY, "summary")
-    parent = str(PurePosixPath(rel).parent)
+    parent = "/".join(parts[:-1])
     name = parts[-1]
     kind = _DIR_KINDS.get(parent)
     if kind is None:
@@ -69,7 +72,7 @@ def locate(rel: str) -> Location:
             return Location(None, problem="only summary.md lives directly in memory/")
         return Location(
             None,
-            problem=f"{parent}/ is not a record folder (use memory/decisions, memory/requests, "
+            problem=f"{parent or name}/ is not a record folder (use memory/decisions, memory/requests, "
             "memory/workflow or knowledge)",
         )
     if not name.endswith(".md"):

@@ -22,10 +22,22 @@ def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> li
         if loc.kind is None:
             out.extend(UNKNOWN_LOCATION.check_path(path))
             continue
-        rec = snapshot.record(path)
-        for rule in FILE_RULES:
-            out.extend(rule.check_record(rec, ctx))
+        out.extend(_record_findings(snapshot, path, ctx))
     return out
+
+
+def _record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Finding]:
+    cache = snapshot.cache if path not in snapshot.overlay else None
+    data = snapshot.raw(path)[0] if cache is not None else None
+    if cache is not None and data is not None:
+        cached = cache.findings(path, data)
+        if cached is not None:
+            return cached
+    rec = snapshot.record(path)
+    found = [f for rule in FILE_RULES for f in rule.check_record(rec, ctx)]
+    if cache is not None and data is not None:
+        cache.put_findings(path, data, found)
+    return found
 
 
 def _workspace_findings(ctx: Context) -> list[Finding]:
@@ -67,11 +79,12 @@ def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None
     targets = frozenset({change.path})
     ctx = Context(after, targets, change, before)
     findings = _file_findings(after, [change.path], ctx)
-    old = set(_workspace_findings(Context(before, None)))
-    for f in _workspace_findings(Context(after, None, change, before)):
+    # Workspace rules before and after, scoped to the change: whatever appears only after it (a
+    # dangling reference elsewhere, a cycle, a new crowd of similar slugs) is the change's doing.
+    old = set(_workspace_findings(Context(before, targets)))
+    for f in _workspace_findings(ctx):
         if f.path == change.path or f not in old:
-            if f.is_error or f.path == change.path:
-                findings.append(f)
+            findings.append(f)
     for rule in TOOL_RULES:
         findings.extend(rule.check_change(change, ctx))
     return _sorted(findings)

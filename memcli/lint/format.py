@@ -66,7 +66,8 @@ def render_github(findings: Sequence[Finding], files: int, prefix: str = "") -> 
     lines = []
     for f in findings:
         level = "error" if f.is_error else "warning"
-        props = f"file={_gh_escape(prefix + f.path, prop=True)},line={f.line or 1},title={_gh_escape(f.code, prop=True)}"
+        file, title = _gh_escape(prefix + f.path, prop=True), _gh_escape(f.code, prop=True)
+        props = f"file={file},line={f.line or 1},title={title}"
         lines.append(f"::{level} {props}::{_gh_escape(f.message)}")
     lines.append(summary_line(findings, files))
     return "\n".join(lines)
@@ -77,7 +78,11 @@ def render_sarif(findings: Sequence[Finding], files: int) -> str:
     from memcli.lint.registry import RULES
 
     rules = [
-        {"id": r.code, "name": r.alias, "shortDescription": {"text": (r.__doc__ or "").strip().splitlines()[0]}}
+        {
+            "id": r.code,
+            "name": r.alias,
+            "shortDescription": {"text": (r.__doc__ or "").strip().splitlines()[0]},
+        }
         for r in RULES
     ]
     results = [
@@ -99,6 +104,11 @@ def render_sarif(findings: Sequence[Finding], files: int) -> str:
     doc = {
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "runs": [{"tool": {"driver": {"name": "memcli", "version": __version__, "rules": rules}}, "results": results}],
+        "runs": [
+            {
+                "tool": {"driver": {"name": "memcli", "version": __version__, "rules": rules}},
+                "results": results,
+            }
+        ],
     }
     return json.dumps(doc, ensure_ascii=False, indent=2)

@@ -9,8 +9,10 @@ from pathlib import Path
 from rich.console import Console
 
 from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
 from memcli.lint.format import FORMATS, render_github, render_json, render_sarif, render_text
+from memcli.lint.snapshot import Snapshot
 from memcli.workspace import Workspace, locate
 
 
@@ -31,6 +33,8 @@ def _targets(workspace: Workspace, paths: list[Path]) -> list[str] | None:
     out: list[str] = []
     files = None
     for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: no such file or folder")
         try:
             rel = workspace.relpath(path)
         except ValueError:
@@ -52,12 +56,18 @@ def run(
     *,
     fmt: str = "auto",
     strict: bool = False,
+    use_cache: bool = True,
     console: Console | None = None,
 ) -> int:
     fmt = resolve_format(fmt)
     targets = _targets(workspace, paths)
-    findings = lint(workspace, targets)
-    checked = len([p for p in (targets if targets is not None else workspace.iter_files()) if not locate(p).ignored])
+    cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint) if use_cache else None
+    findings = lint(workspace, targets, snapshot=Snapshot(workspace, cache=cache))
+    if cache is not None:
+        cache.save(whole=targets is None)
+    checked = len(
+        [p for p in (targets if targets is not None else workspace.iter_files()) if not locate(p).ignored]
+    )
     if fmt == "json":
         print(render_json(findings, checked))
     elif fmt == "sarif":

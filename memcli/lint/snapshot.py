@@ -8,16 +8,43 @@ references).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
 from memcli.records.parse import ParsedRecord, parse_record
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
+if TYPE_CHECKING:
+    from memcli.lint.cache import ResultCache
+
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RecordFacts:
+    """What the whole-workspace reference rules need from one record (small enough to cache)."""
+
+    replaced_by: str | None = None
+    replaced_by_line: int | None = None
+    requires: tuple[str, ...] | None = None
+    requires_line: int | None = None
+
+    @classmethod
+    def of(cls, rec: ParsedRecord) -> RecordFacts:
+        meta = rec.meta or {}
+        target = meta.get("replaced_by")
+        requires = meta.get("requires")
+        return cls(
+            target if isinstance(target, str) else None,
+            rec.line_of("replaced_by"),
+            tuple(r for r in requires if isinstance(r, str)) if isinstance(requires, list) else None,
+            rec.line_of("requires"),
+        )
 
 
 class Snapshot:
@@ -26,6 +53,7 @@ class Snapshot:
         workspace: Workspace,
         overlay: Mapping[str, bytes | None] | None = None,
         files: Iterable[str] | None = None,
+        cache: ResultCache | None = None,
     ) -> None:
         self.workspace = workspace
         self.root = workspace.root
@@ -35,6 +63,8 @@ class Snapshot:
         self._records: dict[str, ParsedRecord] = {}
         self._raw: dict[str, tuple[bytes | None, str | None]] = {}
         self._memo: dict[str, Any] = {}
+        # Results of earlier runs keyed by content hash; never consulted for overlaid (proposed) files.
+        self.cache = cache
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value derived from this snapshot, computed once (e.g. the replaced_by graph)."""
@@ -86,15 +116,23 @@ class Snapshot:
         return result
 
     def _read_disk(self, path: str) -> tuple[bytes | None, str | None]:
-        full = self.root / path
-        if full.is_symlink():
-            target = Path(os.path.realpath(full))
-            if not target.is_relative_to(self.root):
-                return None, f"symlink to {os.readlink(full)} outside the workspace; a record must be a file here"
-        if full.is_dir():
-            return None, "a directory where a record file is expected; rename or remove it"
+        full = os.path.join(self.root, path)
         try:
-            return full.read_bytes(), None
+            st = os.lstat(full)
+            if stat.S_ISLNK(st.st_mode):
+                target = Path(os.path.realpath(full))
+                if not target.is_relative_to(self.root):
+                    return (
+                        None,
+                        f"symlink to {os.readlink(full)} outside the workspace; a record must be a file here",
+                    )
+                st = os.stat(full)
+            if stat.S_ISDIR(st.st_mode):
+                return None, "a directory where a record file is expected; rename or remove it"
+            if not stat.S_ISREG(st.st_mode):
+                return None, "not a regular file (a FIFO, socket or device); a record must be a file"
+            with open(full, "rb") as fh:
+                return fh.read(), None
         except OSError as exc:
             return None, f"cannot read the file: {exc.strerror}"
 
@@ -117,6 +155,25 @@ class Snapshot:
             data, _ = self.raw(path)
             if data is not None and needle in data:
                 out.append(self.record(path))
+        return out
+
+    def facts_with(self, kind: Kind, needle: bytes) -> list[tuple[str, str, RecordFacts]]:
+        """(slug, path, facts) of the records of `kind` whose bytes contain `needle`, sorted by slug;
+        from the cache when it knows the content, else parsed."""
+        out = []
+        for slug, path in sorted(self.slugs[kind].items()):
+            data, _ = self.raw(path)
+            if data is None or needle not in data:
+                continue
+            facts = None
+            use_cache = self.cache is not None and path not in self.overlay
+            if use_cache:
+                facts = self.cache.facts(path, data)
+            if facts is None:
+                facts = RecordFacts.of(self.record(path))
+                if use_cache:
+                    self.cache.put_facts(path, data, facts)
+            out.append((slug, path, facts))
         return out
 
     @staticmethod

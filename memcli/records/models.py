@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -18,22 +19,32 @@ from pydantic import (
 
 from memcli.workspace import Kind
 
+# RFC 3339 §5.6 date-time: full date, 'T' (or 't' / a space, as §5.6 allows), full time with
+# seconds, and a zone. `datetime.fromisoformat` alone is looser (week dates, basic format, no
+# seconds) and stricter (no lower-case 'z'), so the shape is checked first.
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?P<zone>[Zz]|[+-]\d{2}:\d{2})?$")
+_EXAMPLE = "like 2026-04-27T10:00:00+09:00"
+
 
 def _timestamp(value: Any) -> dt.datetime:
     """RFC 3339 with a time zone; YAML may already have made it a datetime."""
     if isinstance(value, dt.datetime):
         parsed = value
     elif isinstance(value, dt.date):
-        raise ValueError("a date without a time; write an RFC 3339 timestamp like 2026-04-27T10:00:00+09:00")
+        raise ValueError(f"a date without a time; write an RFC 3339 timestamp {_EXAMPLE}")
     elif isinstance(value, str):
+        match = _RFC3339.match(value.strip())
+        if match is None:
+            raise ValueError(f"{value!r} is not an RFC 3339 timestamp ({_EXAMPLE})")
+        if match["zone"] is None:
+            raise ValueError("the timestamp has no time zone; add one, e.g. +09:00 or Z")
+        text = value.strip().replace("t", "T").replace("z", "Z").replace(" ", "T")
         try:
-            parsed = dt.datetime.fromisoformat(value.strip())
-        except ValueError:
-            raise ValueError(
-                f"{value!r} is not an RFC 3339 timestamp (like 2026-04-27T10:00:00+09:00)"
-            ) from None
+            parsed = dt.datetime.fromisoformat(text)
+        except ValueError:  # e.g. month 13: the right shape, an impossible date
+            raise ValueError(f"{value!r} is not a valid date and time ({_EXAMPLE})") from None
     else:
-        raise ValueError(f"expected an RFC 3339 timestamp, got {type(value).__name__}")
+        raise ValueError(f"expected an RFC 3339 timestamp ({_EXAMPLE}), got {type(value).__name__}")
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise ValueError("the timestamp has no time zone; add one, e.g. +09:00 or Z")
     return parsed

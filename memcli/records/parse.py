@@ -7,6 +7,7 @@ turn it into findings and go on with the other files. BOM and CRLF line ends are
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,15 +54,20 @@ class ParsedRecord:
         return self.key_lines.get(key)
 
 
-def _decode(data: bytes) -> tuple[str | None, str | None]:
+def _decode(data: bytes) -> tuple[str | None, str | None, int | None]:
+    """(text with BOM dropped and line ends normalised, or None; why not; the line at fault)."""
     if b"\x00" in data[:_BINARY_PROBE]:
-        return None, "binary file (contains NUL bytes); a record is UTF-8 Markdown"
+        return None, "binary file (contains NUL bytes); a record is UTF-8 Markdown", None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); save the file as UTF-8"
-    return text.replace("\r\n", "\n").replace("\r", "\n"), None
+        return (
+            None,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); save the file as UTF-8",
+            line,
+        )
+    return text.replace("\r\n", "\n").replace("\r", "\n"), None, None
 
 
 def _split(text: str) -> tuple[str, str, int] | str:
@@ -77,16 +83,16 @@ def _split(text: str) -> tuple[str, str, int] | str:
     return "unterminated frontmatter: no closing '---' line after the opening one on line 1"
 
 
-def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[str]]:
-    """Top-level key → line (1-based, in file), and duplicate-key messages."""
+def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]:
+    """Top-level key → line (1-based, in file), and (message, line) of each duplicate key."""
     lines: dict[str, int] = {}
-    duplicates: list[str] = []
+    duplicates: list[tuple[str, int]] = []
     if isinstance(node, yaml.MappingNode):
         for key_node, _ in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
             line = key_node.start_mark.line + 2  # +1 for 1-based, +1 for the opening '---'
             if key in lines:
-                duplicates.append(f"duplicate key {key!r} on lines {lines[key]} and {line}; keep one")
+                duplicates.append((f"duplicate key {key!r} on lines {lines[key]} and {line}; keep one", line))
             else:
                 lines[key] = line
     return lines, duplicates
@@ -99,8 +105,8 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
         if node is None:
             return {}, {}, None, None
         key_lines, duplicates = _walk_lines(node)
-        if duplicates:
-            return None, key_lines, "; ".join(duplicates), None
+        if duplicates:  # YAML would silently keep the last value: refuse instead
+            return None, key_lines, "; ".join(m for m, _ in duplicates), duplicates[0][1]
         return loader.construct_document(node), key_lines, None, None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -124,6 +130,16 @@ def _near_miss(key: str, known: set[str]) -> str | None:
     return match[0] if match else None
 
 
+def _shown(value: Any) -> str:
+    """The offending value, briefly, for a message (`(got ...)`), or nothing for containers."""
+    if value is None or isinstance(value, (dict, list, tuple)):
+        return ""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return f" (got {value.isoformat(sep=' ') if isinstance(value, dt.datetime) else value.isoformat()})"
+    text = repr(value)
+    return f" (got {text[:60] + '...' if len(text) > 60 else text})"
+
+
 def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
     assert rec.kind is not None
     model = MODELS[rec.kind]
@@ -136,11 +152,18 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
         if target in known:
             if target in meta:
                 rec.issues.append(
-                    FieldIssue(key_s, "conflict", f"both {target!r} and {key_s!r} are set; keep only {target!r}", line)
+                    FieldIssue(
+                        key_s,
+                        "conflict",
+                        f"both {target!r} and {key_s!r} are set; keep only {target!r}",
+                        line,
+                    )
                 )
                 continue
             rec.issues.append(
-                FieldIssue(key_s, "deprecated", f"{key_s!r} is the old spelling; rename it to {target!r}", line)
+                FieldIssue(
+                    key_s, "deprecated", f"{key_s!r} is the old spelling; rename it to {target!r}", line
+                )
             )
             rec.key_lines.setdefault(target, line or 0)
             values[target] = value
@@ -148,7 +171,9 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
             values[key_s] = value
         elif key_s in ("id", "name"):
             rec.issues.append(
-                FieldIssue(key_s, "unknown", f"{key_s!r} is not a frontmatter field: the file name is the slug", line)
+                FieldIssue(
+                    key_s, "unknown", f"{key_s!r} is not a frontmatter field: the file name is the slug", line
+                )
             )
         else:
             guess = _near_miss(key_s, known)
@@ -169,8 +194,9 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
                 continue
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc[1:])
             msg = err["msg"].removeprefix("Value error, ")
-            got = err.get("input")
-            shown = f" (got {got!r})" if not isinstance(got, (dict, list)) and got is not None else ""
+            if err["type"] == "string_type" and isinstance(err.get("input"), (int, float, bool)):
+                msg += "; quote the value to make it text"
+            shown = _shown(err.get("input"))
             rec.issues.append(
                 FieldIssue(top, "invalid", f"{top}{where}: {msg}{shown}", rec.key_lines.get(top))
             )
@@ -178,9 +204,9 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
 
 def parse_record(path: str, data: bytes, kind: Kind | None, slug: str | None) -> ParsedRecord:
     rec = ParsedRecord(path, kind, slug)
-    text, error = _decode(data)
+    text, error, line = _decode(data)
     if text is None:
-        rec.parse_error = error
+        rec.parse_error, rec.parse_line = error, line
         return rec
     rec.text = text
     split = _split(text)

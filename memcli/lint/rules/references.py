@@ -7,6 +7,7 @@ that another one names is caught on every path (tool, commit, CI).
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule, Scope
 from memcli.lint.snapshot import Snapshot
@@ -20,10 +21,9 @@ def _replaced_graph(snapshot: Snapshot) -> dict[str, tuple[str, str, int | None]
 
 def _build_replaced_graph(snapshot: Snapshot) -> dict[str, tuple[str, str, int | None]]:
     graph: dict[str, tuple[str, str, int | None]] = {}
-    for rec in snapshot.records_with(Kind.DECISION, b"replaced_by"):
-        target = (rec.meta or {}).get("replaced_by")
-        if isinstance(target, str) and rec.slug:
-            graph[rec.slug] = (target, rec.path, rec.line_of("replaced_by"))
+    for slug, path, facts in snapshot.facts_with(Kind.DECISION, b"replaced_by"):
+        if facts.replaced_by is not None:
+            graph[slug] = (facts.replaced_by, path, facts.replaced_by_line)
     return graph
 
 
@@ -40,7 +40,7 @@ class DanglingReference(Rule):
     def check_workspace(self, ctx: Context) -> Iterator[Finding]:
         snap = ctx.snapshot
         decisions = snap.slugs[Kind.DECISION]
-        for slug, (target, path, line) in sorted(_replaced_graph(snap).items()):
+        for _, (target, path, line) in sorted(_replaced_graph(snap).items()):
             if target not in decisions:
                 yield self.finding(
                     path,
@@ -50,15 +50,12 @@ class DanglingReference(Rule):
                     "replaced_by",
                 )
         everything = snap.all_slugs()
-        for rec in snap.records_with(Kind.WORKFLOW, b"requires"):
-            requires = (rec.meta or {}).get("requires")
-            if not isinstance(requires, list):
-                continue
-            for name in requires:
-                if isinstance(name, str) and name not in everything:
+        for _, path, facts in snap.facts_with(Kind.WORKFLOW, b"requires"):
+            for name in facts.requires or ():
+                if name not in everything:
                     yield self.finding(
-                        rec.path,
-                        rec.line_of("requires"),
+                        path,
+                        facts.requires_line,
                         f"requires names {name!r}, but no record has that slug; fix it or remove it",
                         "requires",
                     )
@@ -96,7 +93,11 @@ class ReplacedByCycle(Rule):
             loop = " → ".join([*cycle, cycle[0]])
             for slug in cycle:
                 _, path, line = graph[slug]
-                what = "replaced_by points to the decision itself" if len(cycle) == 1 else f"replaced_by loop {loop}"
+                what = (
+                    "replaced_by points to the decision itself"
+                    if len(cycle) == 1
+                    else f"replaced_by loop {loop}"
+                )
                 yield self.finding(
                     path, line, f"{what}; the newest decision must not be replaced", "replaced_by"
                 )
@@ -114,13 +115,15 @@ class ReplacedChainLong(Rule):
     def check_workspace(self, ctx: Context) -> Iterator[Finding]:
         graph = _replaced_graph(ctx.snapshot)
         pointed = {target for target, _, _ in graph.values()}
+        decisions = ctx.snapshot.slugs[Kind.DECISION]
         for head in sorted(set(graph) - pointed):  # chain starts: nobody replaces into them
             chain = [head]
-            while chain[-1] in graph and len(chain) <= len(graph):
+            # Stop where the chain ends or runs into a loop (replaced-by-cycle reports the loop).
+            while chain[-1] in graph and graph[chain[-1]][0] not in chain:
                 chain.append(graph[chain[-1]][0])
             hops = len(chain) - 1
             if hops >= ctx.config.replaced_chain_hops and ctx.touches(
-                [graph[s][1] for s in chain if s in graph]
+                [decisions[s] for s in chain if s in decisions]
             ):
                 _, path, line = graph[head]
                 yield self.finding(

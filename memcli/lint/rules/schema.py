@@ -13,8 +13,8 @@ STATUSES = ("open", "resolved", "replaced")
 
 
 def _is_status_value_issue(rec: ParsedRecord, field: str) -> bool:
-    meta = rec.meta or {}
-    return rec.kind is Kind.DECISION and field == "status" and isinstance(meta.get("status"), str)
+    """A decision's `status` is present but not one of the enum (any type): `invalid-status`."""
+    return rec.kind is Kind.DECISION and field == "status" and (rec.meta or {}).get("status") is not None
 
 
 class Parse(Rule):
@@ -81,7 +81,8 @@ class InvalidStatus(Rule):
         for issue in rec.issues:
             if issue.problem == "invalid" and _is_status_value_issue(rec, issue.field):
                 value = (rec.meta or {})["status"]
-                hint = f"; did you mean {value.lower()!r}?" if value.lower() in STATUSES else ""
+                folded = str(value).strip().lower()
+                hint = f"; did you mean {folded!r}?" if folded in STATUSES else ""
                 yield self.finding(
                     rec.path,
                     issue.line,

@@ -46,7 +46,7 @@ def similar_groups(
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cdist
 
-    ordered = sorted(slugs)
+    ordered = sorted(slugs, key=lambda x: (len(x), x))
     parent = list(range(len(ordered)))
 
     def find(i: int) -> int:
@@ -55,21 +55,51 @@ def similar_groups(
             i = parent[i]
         return i
 
-    # Row blocks bound the memory of the distance matrix on very large folders.
-    block = 2048
-    for lo in range(0, len(ordered), block):
-        rows = ordered[lo : lo + block]
+    # Two slugs within distance d differ in length by at most d, so each length band is compared
+    # only with the bands up to d longer: a fraction of the full n×n matrix on a large folder.
+    starts: dict[int, int] = {}
+    for i, slug in enumerate(ordered):
+        starts.setdefault(len(slug), i)
+    bounds = sorted(starts.items())
+    for k, (length, lo) in enumerate(bounds):
+        hi = bounds[k + 1][1] if k + 1 < len(bounds) else len(ordered)
+        far = next((start for ln, start in bounds[k:] if ln > length + distance), len(ordered))
         matrix = cdist(
-            rows, ordered, scorer=Levenshtein.distance, score_cutoff=distance, dtype=np.uint8, workers=-1
+            ordered[lo:hi],
+            ordered[lo:far],
+            scorer=Levenshtein.distance,
+            score_cutoff=distance,
+            dtype=np.int32,
+            workers=1,
         )
         for i, j in zip(*np.nonzero(matrix <= distance), strict=True):
-            a, b = find(lo + int(i)), find(int(j))
+            a, b = find(lo + int(i)), find(lo + int(j))
             if a != b:
                 parent[a] = b
     groups: dict[int, list[str]] = {}
     for i, slug in enumerate(ordered):
         groups.setdefault(find(i), []).append(slug)
-    return sorted(g for g in groups.values() if len(g) >= min_size)
+    return sorted(sorted(g) for g in groups.values() if len(g) >= min_size)
+
+
+def _listed(group: list[str], limit: int = 12) -> str:
+    shown = ", ".join(group[:limit])
+    return shown if len(group) <= limit else f"{shown} and {len(group) - limit} more"
+
+
+def _groups(ctx: Context, slugs: list[str], seeds: list[str] | None) -> list[list[str]]:
+    """`similar_groups`, remembered in the result cache for a whole folder (the costly case)."""
+    cfg = ctx.config
+    cache = ctx.snapshot.cache if not ctx.snapshot.overlay else None
+    if seeds is not None or cache is None:
+        return similar_groups(slugs, cfg.similar_slug_distance, cfg.similar_slug_group, seeds)
+    inputs = "\n".join(sorted(slugs)).encode()
+    found = cache.derived("similar-slugs", inputs)
+    if isinstance(found, list):
+        return [list(g) for g in found]
+    groups = similar_groups(slugs, cfg.similar_slug_distance, cfg.similar_slug_group)
+    cache.put_derived("similar-slugs", inputs, [tuple(g) for g in groups])
+    return groups
 
 
 class SimilarSlugs(Rule):
@@ -78,13 +108,12 @@ class SimilarSlugs(Rule):
     `lint.similar_slug_group`): merge them into one record.
 
     Passing: `use-sqlite`, `cache-policy`, `retry-budget`.
-    Failing: `api-retry`, `api-retries`, `api-retry2`.
+    Failing: `api-retry`, `api-retry2`, `api-retrys` (each within distance 2 of another).
     """
 
     code, alias, severity, scope = "similar-slugs", "W03", Severity.WARNING, Scope.WORKSPACE
 
     def check_workspace(self, ctx: Context) -> Iterator[Finding]:
-        cfg = ctx.config
         for kind in (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE, Kind.WORKFLOW):
             by_slug = ctx.snapshot.slugs[kind]
             seeds = None
@@ -92,13 +121,15 @@ class SimilarSlugs(Rule):
                 seeds = [s for s, p in by_slug.items() if p in ctx.targets]
                 if not seeds:
                     continue
-            groups = similar_groups(list(by_slug), cfg.similar_slug_distance, cfg.similar_slug_group, seeds)
+            groups = _groups(ctx, list(by_slug), seeds)
             for group in groups:
                 paths = [by_slug[s] for s in group]
                 if ctx.touches(paths):
+                    # Reported on a changed file when there is one, so the commit / tool path shows it.
+                    touched = [p for p in paths if ctx.targets is not None and p in ctx.targets]
                     yield self.finding(
-                        paths[0],
+                        (touched or paths)[0],
                         None,
-                        f"{len(group)} similar slugs in {KIND_DIRS[kind]}/: {', '.join(group)}; "
+                        f"{len(group)} similar slugs in {KIND_DIRS[kind]}/: {_listed(group)}; "
                         "merge them into one record",
                     )
