@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from memcli.errors import EXIT_OK, MemcliError, UsageError, WorkspaceNotFound
 from memcli.sessions.discover import discover, find_session
@@ -63,6 +64,7 @@ def parse_spec(spec: str) -> tuple[str, tuple[int, int] | None]:
 
 
 def _workspace(workspace: Path | None, need: bool):
+    from memcli.config import Config
     from memcli.workspace import Workspace
 
     try:
@@ -70,7 +72,8 @@ def _workspace(workspace: Path | None, need: bool):
     except WorkspaceNotFound:
         if need:
             raise
-        return Workspace(Path.cwd())  # explicit paths work outside a workspace too
+        # explicit paths work outside a workspace too; with no state folder, nothing is cached
+        return SimpleNamespace(root=Path.cwd(), config=Config(), state_dir=None)
 
 
 def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = None,

@@ -26,6 +26,7 @@ from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
 from memcli.sessions import aider
 from memcli.sessions.base import SessionReadError
+from memcli.sessions.cache import ScanCache
 from memcli.sessions.model import SessionInfo
 from memcli.sessions.reader import scan as scan_info
 from memcli.sessions.reader import sessions_in
@@ -149,7 +150,8 @@ def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | No
     `paths` (files or folders) replace discovery; `since` keeps sessions active at or after it.
     With `scan=False` only header fields are read (entries=0), which is enough to find an id.
     """
-    root, config = _root_and_config(workspace)
+    root, config, state_dir = _root_and_config(workspace)
+    cache = ScanCache(state_dir if scan else None)
     explicit = paths is not None and len(paths) > 0
     files = [f for p in paths for f in _walk(Path(p))] if explicit else candidate_files(root, config, since)
     seen: set[tuple[Path, str]] = set()
@@ -168,10 +170,16 @@ def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | No
             if key in seen:
                 continue
             seen.add(key)
-            info = scan_info(info) if scan else info
+            if scan:
+                cached = cache.get(info)
+                if cached is None:
+                    cached = scan_info(info)
+                    cache.put(cached)
+                info = cached
             if since is not None and info.last_time is not None and info.last_time < since:
                 continue
             out.append(info)
+    cache.save()
     epoch = dt.datetime.min.replace(tzinfo=dt.UTC)
     return sorted(out, key=lambda i: (i.first_time or epoch, i.session_id))
 
@@ -195,13 +203,12 @@ class UnknownSession(MemcliError):
     """No session with that id."""
 
 
-def _root_and_config(workspace) -> tuple[Path, SessionsConfig]:
-    if hasattr(workspace, "root") and hasattr(workspace, "config"):
-        return Path(workspace.root), workspace.config.sessions
-    from memcli.workspace import Workspace
+def _root_and_config(workspace) -> tuple[Path, SessionsConfig, Path | None]:
+    if not (hasattr(workspace, "root") and hasattr(workspace, "config")):
+        from memcli.workspace import Workspace
 
-    ws = Workspace.open(Path(workspace))
-    return ws.root, ws.config.sessions
+        workspace = Workspace.open(Path(workspace))
+    return Path(workspace.root), workspace.config.sessions, getattr(workspace, "state_dir", None)
 
 
 

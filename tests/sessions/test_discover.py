@@ -138,3 +138,26 @@ def test_no_agent_homes_means_no_sessions(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     assert discover(Workspace.open(ws)) == []
+
+
+def test_scan_results_are_cached_until_the_file_changes(homes) -> None:
+    ws, where = homes
+    workspace = Workspace.open(ws)
+    first = {i.session_id: i for i in discover(workspace)}
+    cache_file = workspace.state_dir / "sessions-scan.json"
+    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    turn2 = next(k for k in data["files"] if k.endswith("turn-2.jsonl"))
+    data["files"][turn2]["sessions"]["turn-2"]["entries"] = 999  # what a stale cache would say
+    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    again = {i.session_id: i for i in discover(workspace)}
+    assert again["turn-2"].entries == 999  # unchanged file: not read again
+    assert again["turn-2"].last_time == first["turn-2"].last_time
+    with Path(turn2).open("a", encoding="utf-8") as fh:  # the agent appends: size and mtime change
+        fh.write(json.dumps({"type": "user", "uuid": "n", "sessionId": "turn-2",
+                             "timestamp": "2026-02-01T00:00:00Z",
+                             "message": {"role": "user", "content": "one more"}}) + "\n")
+    fresh = {i.session_id: i for i in discover(workspace)}
+    assert fresh["turn-2"].entries == 27
+    assert fresh["turn-2"].last_time == dt.datetime(2026, 2, 1, tzinfo=dt.UTC)
+    cache_file.write_text("{ not json", encoding="utf-8")
+    assert {i.session_id: i.entries for i in discover(workspace)} == {k: v.entries for k, v in fresh.items()}
