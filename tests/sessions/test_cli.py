@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,8 @@ def test_sessions_json_lists_every_fixture_session(capsys, monkeypatch, tmp_path
     assert by_id["37b7abef-713d-4522-85f0-8ff15a4e6d17"]["first_time"] == "2026-01-16T11:01:22.281000+00:00"
     assert sum(r["agent"] == "aider" for r in rows) == 38
     assert all(r["skipped"] == 0 for r in rows)
+    state = Path(os.environ["MEMCLI_STATE_DIR"])
+    assert not (tmp_path / ".memcli").exists() and not (state / "sessions-scan.json").exists()  # no workspace
 
 
 def test_sessions_table_shows_whole_ids(capsys, monkeypatch, tmp_path: Path) -> None:
