@@ -2,11 +2,14 @@
 Linter's `secret` rule refuses to let into git.
 
 Patterns are specific (a vendor prefix, a fixed shape, or a credential-looking key next to a
-high-entropy value) so that ordinary code and prose do not trip them.
+high-entropy value) so that ordinary code and prose do not trip them. Each vendor pattern names
+literal hints (its prefixes): a pattern runs only when a hint occurs in the text, which keeps
+redaction fast on megabytes of transcript that mostly hold no secret at all.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -23,6 +26,105 @@ class SecretMatch:
         return text.count("\n", 0, self.start) + 1
 
 
+@dataclass(frozen=True)
+class _Pattern:
+    kind: str
+    regex: re.Pattern[str]
+    group: int = 0  # the group holding the secret value (0: the whole match)
+    hints: tuple[str, ...] = ()  # lower-case literals one of which must occur; () = always run
+    check: str = ""  # "" | "value" (credential heuristics) | "token" (not a placeholder, mixed chars)
+
+    @property
+    def folded(self) -> bool:
+        """Case-insensitive: matched against the lower-cased text with a case-sensitive regex,
+        several times faster than re.IGNORECASE (spans are the same when lengths are)."""
+        return self.regex.pattern.startswith("(?i)")
+
+    def __iter__(self) -> Iterator[object]:
+        # Older callers unpacked `_PATTERNS` rows as (kind, regex, group); keep that working.
+        return iter((self.kind, self.regex, self.group))
+
+    def scan(self, text: str, lowered: str) -> Iterator[re.Match[str]]:
+        if self.folded and len(lowered) == len(text):
+            return _lower_regex(self.regex).finditer(lowered)
+        return self.regex.finditer(text)
+
+
+@functools.cache
+def _lower_regex(regex: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(regex.pattern.removeprefix("(?i)"))
+
+
+_Q = r"(?:\\?[\"'])?"  # an optional quote, possibly JSON-escaped (tool arguments logged as strings)
+_CRED_KEY = (
+    r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|"
+    r"client[_\-]?secret|auth[_\-]?key|account[_\-]?key|credentials?|[_\-]key)"
+    r"(?:[_\-]?(?:key|base|value))?"
+)
+_PATTERNS: tuple[_Pattern, ...] = (
+    _Pattern("private-key", re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"), hints=("private key",)),
+    _Pattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+             hints=("akia", "asia", "abia", "acca")),
+    _Pattern("aws-secret-access-key", re.compile(
+        r"(?i)aws_?(?:secret_?access_?key|secret)\b\\?[\"']?\s*[:=]\s*\\?[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+        1, hints=("aws",)),
+    _Pattern("github-token",
+             re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+             hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_\-]{20,}"),
+             hints=("sk-ant-",)),
+    _Pattern("openai-api-key", re.compile(
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|"
+        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b"), hints=("sk-",)),
+    _Pattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), hints=("aiza",)),
+    _Pattern("google-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_\-]{20,}"), hints=("ya29.",)),
+    _Pattern("google-oauth-secret", re.compile(r"\bGOCSPX-[0-9A-Za-z_\-]{28}"), hints=("gocspx-",)),
+    _Pattern("slack-token", re.compile(
+        r"\bxox[abposre]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{10,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{20,}"),
+        hints=("xox", "xapp-")),
+    _Pattern("slack-webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,}"),
+             hints=("hooks.slack.com",)),
+    _Pattern("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[0-9A-Za-z]{24,}"),
+             hints=("k_live_", "k_test_", "whsec_")),
+    _Pattern("huggingface-token", re.compile(r"\bhf_[A-Za-z]{34}\b"), hints=("hf_",)),
+    _Pattern("gitlab-token", re.compile(r"\bgl(?:pat|dt|rt|ptt)-[0-9A-Za-z_\-]{20,}"),
+             hints=("glpat-", "gldt-", "glrt-", "glptt-")),
+    _Pattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), hints=("npm_",)),
+    _Pattern("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"), hints=("pypi-",)),
+    _Pattern("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"), hints=("sg.",)),
+    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}"),
+             hints=("eyj",)),
+    _Pattern("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-.~+/]{20,}=*)"), 1,
+             hints=("bearer",), check="token"),
+    _Pattern("basic-auth", re.compile(
+        r"(?i)\bauthorization\\?[\"']?\s*[:=]\s*\\?[\"']?basic\s+([A-Za-z0-9+/]{12,}={0,2})"),
+        1, hints=("authorization",), check="token"),
+    _Pattern("url-password", re.compile(
+        r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:([^\s@/\"'<>]{3,128})@[^\s/\"'<>]+"), 1,
+        hints=("://",), check="placeholder"),
+    _Pattern("credential-assignment", re.compile(
+        r"(?i)" + _CRED_KEY + _Q + r"\s*(?::=|=>|=|:)\s*(\\?[\"']?)([^\s\"',;)}\]\\`]{8,200})\1"), 2,
+        hints=("pass", "pwd", "secret", "token", "key", "credential"), check="value"),
+    _Pattern("credential-flag", re.compile(
+        r"(?i)(?<![\w-])--(?:password|passwd|token|api-key|secret|client-secret)[ =](\\?[\"']?)"
+        r"([^\s\"',;`\\]{8,200})\1"), 2, hints=("--",), check="value"),
+)
+
+# Values that look like placeholders, references or code, not secrets.
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{.*\}\}|%\(?[a-z_]+\)?s?|x{4,}|\*{3,}|\.{3,}|"
+    r"(?:your|my|the|some|example|dummy|sample|fake|test|changeme|placeholder|redacted|none|null|"
+    r"true|false|undefined|password|secret|token|insert|replace|enter)[_\-a-z0-9]*|.*\[REDACTED[^\]]*\].*)$"
+)
+_CODEISH = re.compile(
+    r"[()\[\]{}<>]|\$[{A-Za-z_]|^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$|"
+    r"^(?:os|env|process|self|config|settings|cls|this|args|kwargs|request|params|options)\b|^[/~.]"
+)
+_WORDS = re.compile(r"^[a-z]+(?:[-_.][a-z]+)*$")  # "proxy-handled", "read_only": words, not secrets
+
+
 def _entropy(value: str) -> float:
     counts: dict[str, int] = {}
     for ch in value:
@@ -31,102 +133,51 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-# (kind, pattern, group holding the secret value: 0 = whole match)
-_PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-        ),
-        0,
-    ),
-    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"), 0),
-    (
-        "aws-secret-access-key",
-        re.compile(
-            r"(?i)aws_?(?:secret_?access_?key|secret)\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
-        1,
-    ),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"), 0),
-    ("anthropic-api-key", re.compile(r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{20,}"), 0),
-    (
-        "openai-api-key",
-        re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b"),
-        0,
-    ),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), 0),
-    ("google-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_\-]{20,}"), 0),
-    ("slack-token", re.compile(r"\bxox[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{10,}"), 0),
-    (
-        "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/\-]{20,}"),
-        0,
-    ),
-    ("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0),
-    ("huggingface-token", re.compile(r"\bhf_[A-Za-z]{34}\b"), 0),
-    ("gitlab-token", re.compile(r"\bglpat-[0-9A-Za-z_\-]{20,}"), 0),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
-    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"), 0),
-    (
-        "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}"),
-        0,
-    ),
-    (
-        "bearer-token",
-        re.compile(r"(?i)\b(?:authorization\s*[:=]\s*[\"']?)?bearer\s+([A-Za-z0-9_\-.~+/]{20,}=*)"),
-        1,
-    ),
-    (
-        "url-password",
-        re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{1,64}:([^\s@/\"'<>]{3,128})@[^\s/\"'<>]+"),
-        1,
-    ),
-    (
-        "credential-assignment",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])[\"']?([A-Za-z0-9_.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|"
-            r"access[_\-]?key|private[_\-]?key|client[_\-]?secret|auth[_\-]?key|credentials?))[\"']?"
-            r"\s*(?::=|=|:)\s*([\"']?)([^\s\"',;)}\]]{8,200})\2"
-        ),
-        3,
-    ),
-]
-
-# Values that look like placeholders, references or code, not secrets.
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\{\{.*\}\}|%\(?[a-z_]+\)?s?|x{4,}|\*{3,}|"
-    r"(?:your|my|the|some|example|dummy|sample|fake|test|changeme|placeholder|redacted|none|null|"
-    r"true|false|undefined|password|secret|token)[_\-a-z0-9]*|.*\[REDACTED[^\]]*\].*)$"
-)
-_CODEISH = re.compile(r"[()\[\]{}]|^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+$|^(?:os|env|process|self|config|settings)\b")
+def _classes(value: str) -> int:
+    return sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
 
 
 def _credential_value_ok(value: str) -> bool:
-    """True when a `key = value` value looks like a real secret, not code or a placeholder."""
-    if _PLACEHOLDER.match(value) or _CODEISH.search(value):
+    """True when a `key = value` value looks like a real secret, not code, a word or a placeholder."""
+    if _PLACEHOLDER.match(value) or _CODEISH.search(value) or _WORDS.match(value):
         return False
-    if value.isdigit() or value.isalpha() and value.islower():
+    if value.isdigit() or not any(c.isalnum() for c in value):
         return False
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
-    return classes >= 2 and _entropy(value) >= 3.0
+    return _classes(value) >= 2 and _entropy(value) >= 3.0
+
+
+def _passes(check: str, value: str) -> bool:
+    if check == "value":
+        return _credential_value_ok(value)
+    if check == "token":
+        return not _PLACEHOLDER.match(value) and _classes(value) >= 2
+    if check == "placeholder":
+        return not _PLACEHOLDER.match(value)
+    return True
+
+
+_ALL_HINTS = tuple(sorted({h for p in _PATTERNS for h in p.hints}))  # every pattern has hints (tested)
+
+
+def might_contain_secret(text: str) -> bool:
+    """False only when no pattern can match: a cheap pre-filter (substring search only)."""
+    lowered = text.lower()
+    return any(h in lowered for h in _ALL_HINTS)
 
 
 def find_secrets(text: str) -> Iterator[SecretMatch]:
     """Every secret in `text`, as non-overlapping spans in order."""
+    lowered = text.lower()
     found: list[SecretMatch] = []
-    for kind, pattern, group in _PATTERNS:
-        for m in pattern.finditer(text):
-            start, end = m.span(group)
-            if start < 0:
+    for pat in _PATTERNS:
+        if pat.hints and not any(h in lowered for h in pat.hints):
+            continue
+        for m in pat.scan(text, lowered):
+            start, end = m.span(pat.group)
+            if start < 0 or not _passes(pat.check, text[start:end]):
                 continue
-            value = m.group(group)
-            if kind == "credential-assignment" and not _credential_value_ok(value):
-                continue
-            if kind in ("bearer-token", "url-password") and _PLACEHOLDER.match(value):
-                continue
-            found.append(SecretMatch(kind, start, end))
+            found.append(SecretMatch(pat.kind, start, end))
     found.sort(key=lambda s: (s.start, -(s.end - s.start)))
     last_end = -1
     for match in found:
