@@ -3,8 +3,9 @@
 Two kinds of candidate (pipeline spec §3, seeds ticket-phase2):
 - `recurring`: one topic coming back in staging items or decisions from at least
   `metrics.candidate_sessions` distinct sessions. Topics are titles (staging) or slug + first body
-  line (decisions), compared with rapidfuzz `token_set_ratio` >= `metrics.candidate_similarity`
-  and grouped transitively. Japanese has no spaces, so CJK runs are compared as character bigrams.
+  line (decisions) without English stop words, scored by the mean of rapidfuzz `token_set_ratio`
+  and `token_sort_ratio` >= `metrics.candidate_similarity`, grouped around the first item of each
+  topic. Japanese has no spaces, so CJK runs are compared as character bigrams.
 - `invoked`: a decision or request explicitly invoked at or above `metrics.protect_rate`.
 Phase 2 may create a knowledge file only from a Source listed here (`CandidateReport.sources`).
 """
@@ -20,9 +21,13 @@ from memcli.metrics.figures import RecordInfo, workspace_records
 from memcli.workspace import Kind, Workspace
 
 SourceKey = tuple[str, int, int]
-_ROWS = 512  # similarity matrix rows per block: bounded memory for thousands of items
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_]+")
+# Function words carry no topic; left in, any two English titles share a few of them.
+_STOP = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to use uses used "
+    "using via was we will with should must not no now only".split()
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ def topic_text(text: str) -> str:
                 continue
             if _CJK_RUN.fullmatch(part):
                 words.extend(part[i : i + 2] for i in range(max(len(part) - 1, 1)))
-            else:
+            elif part not in _STOP:
                 words.append(part)
     return " ".join(words)
 
@@ -129,37 +134,49 @@ def decision_items(ws: Workspace, records: dict[str, RecordInfo]) -> list[TopicI
     return out
 
 
+def similarity(a: str, b: str) -> float:
+    """Mean of rapidfuzz token_set_ratio and token_sort_ratio over topic texts (0-100).
+
+    token_set_ratio alone scores any subset 100 ("sqlite" vs "use sqlite wal mode"), which would
+    chain unrelated topics together; the sort ratio brings in how much of the two texts is shared.
+    """
+    from rapidfuzz import fuzz
+
+    return (fuzz.token_set_ratio(a, b) + fuzz.token_sort_ratio(a, b)) / 2
+
+
 def _groups(texts: list[str], threshold: float) -> list[list[int]]:
-    import numpy as np
+    """Leader clustering: an item joins the first group whose first item it resembles.
+
+    Not transitive on purpose — a chain of each-slightly-similar titles is not one topic. The set
+    ratio is an upper bound of the mean score, so it pre-selects leaders in C.
+    """
     from rapidfuzz import fuzz, process
 
-    parent = list(range(len(texts)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for top in range(0, len(texts), _ROWS):
-        block = process.cdist(texts[top : top + _ROWS], texts, scorer=fuzz.token_set_ratio,
-                              score_cutoff=threshold, dtype=np.uint8, workers=1)
-        for r, c in zip(*np.nonzero(block), strict=True):
-            i, j = top + int(r), int(c)
-            if i < j and texts[i] and texts[j]:
-                parent[find(i)] = find(j)
-    clusters: dict[int, list[int]] = {}
-    for i in range(len(texts)):
-        clusters.setdefault(find(i), []).append(i)
-    return list(clusters.values())
+    leaders: list[str] = []
+    groups: list[list[int]] = []
+    for i, text in enumerate(texts):
+        if not text:
+            continue
+        joined = False
+        if leaders:
+            near = process.extract(text, leaders, scorer=fuzz.token_set_ratio, score_cutoff=threshold,
+                                   limit=None)
+            for _, _, g in sorted(near, key=lambda hit: hit[2]):
+                if similarity(text, leaders[g]) >= threshold:
+                    groups[g].append(i)
+                    joined = True
+                    break
+        if not joined:
+            leaders.append(text)
+            groups.append([i])
+    return groups
 
 
 def _related_knowledge(topic: str, records: dict[str, RecordInfo], threshold: float) -> list[str]:
     """Existing knowledge on the same topic: Phase 2 should update it rather than add a twin."""
-    from rapidfuzz import fuzz
-
     return [rec.path for rec in records.values() if rec.kind is Kind.KNOWLEDGE
-            and fuzz.token_set_ratio(topic, topic_text(rec.slug.replace("-", " "))) >= threshold]
+            and similarity(topic, topic_text(rec.slug.replace("-", " "))) >= threshold]
 
 
 def recurring(ws: Workspace, records: dict[str, RecordInfo], items: list[TopicItem]) -> list[Candidate]:

@@ -95,3 +95,10 @@ def test_invoked_decision_is_a_candidate(agents, example_ws: Path) -> None:
     assert found.sources == [("019e1625-789d-76c0-80ab-3724b5ddb799", 0, 6)]  # the request's own Sources
     assert report.sources == frozenset(found.sources)
     assert candidate_report(ws).to_json_dict() == report.to_json_dict()  # saved metrics give the same report
+
+
+def test_one_shared_word_is_not_a_topic(example_ws: Path) -> None:
+    _stage(example_ws, "s-one", 0, decisions=["Cache the API responses in Redis"])
+    _stage(example_ws, "s-two", 0, decisions=["Rotate the API keys every month"])
+    _stage(example_ws, "s-three", 0, requests=["Document the API deprecation policy"])
+    assert candidate_report(Workspace.open(example_ws)).candidates == []
