@@ -71,6 +71,9 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
     tail = f"; {hidden} records without invokes hidden (--all shows them)" if hidden else ""
     console.print(f"{metrics.sessions} sessions, {metrics.tokens:,} tokens; this run read {summary.scanned} "
                   f"session files ({summary.entries:,} new entries, {summary.invokes} invokes){tail}")
+    if metrics.sessions == 0:
+        console.print("No agent sessions found for this workspace (see `memcli sessions`); pass transcript "
+                      "files with --session, or set [sessions] in memcli.toml.", markup=False)
 
 
 def _print_candidates(report: CandidateReport, out: TextIO) -> None:
