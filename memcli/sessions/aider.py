@@ -33,6 +33,11 @@ def looks_like(head: bytes) -> bool:
     return _HEADER_LINE.search(head) is not None
 
 
+def has_turns(head: bytes) -> bool:
+    """Markdown with aider's user-input lines: a history cut before its first header."""
+    return head.startswith(b"#### ") or b"\n#### " in head
+
+
 def stem_of(path: Path) -> str:
     name = path.name[:-3] if path.name.endswith(".md") else path.name
     return name.lstrip(".") or "aider"

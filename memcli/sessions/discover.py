@@ -2,7 +2,8 @@
 
 Agents keep transcripts in their own home folders, keyed by the working directory:
 - Claude Code: `<claude home>/projects/<cwd, every non-alphanumeric character → '-'>/*.jsonl`
-  (+ `agent-*.jsonl` and `<session>/subagents/agent-*.jsonl`)
+  (+ `agent-*.jsonl` and `<session>/subagents/agent-*.jsonl`), and the folders of sessions started
+  in a subfolder of the workspace (their records' `cwd` is inside it)
 - Codex: `<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose `session_meta.cwd` is the workspace
   (or a folder inside it)
 - Gemini CLI: `<gemini home>/tmp/<sha256 of the project path>/chats/session-*.json`
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -33,6 +35,7 @@ from memcli.sessions.reader import sessions_in
 
 AIDER_HISTORY = ".aider.chat.history.md"
 _FIRST_LINE_MAX = 16 * 1024 * 1024  # Codex session_meta carries the whole system prompt
+_CWD = re.compile(rb'"cwd":\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _home(configured: str | None, env: str | None, default: str, root: Path) -> Path:
@@ -54,18 +57,46 @@ def homes(config: SessionsConfig, root: Path) -> dict[str, Path]:
     }
 
 
-def claude_project_dirs(home: Path, root: Path) -> list[Path]:
+def claude_project_dirs(home: Path, root: Path) -> list[tuple[Path, bool]]:
+    """(folder, exact): the workspace's own folder, and folders of sessions started in a subfolder
+    (their encoded name extends the workspace's; the encoding is lossy, so those are checked by cwd)."""
     names = set()
     for path in {str(root), str(root.resolve())}:
         names.add(re.sub(r"[^A-Za-z0-9]", "-", path))  # current Claude Code
         names.add(path.replace("/", "-").replace("\\", "-"))  # older versions kept dots and underscores
-    return [home / "projects" / name for name in sorted(names) if (home / "projects" / name).is_dir()]
+    projects = home / "projects"
+    try:
+        folders = sorted(p for p in projects.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    out = []
+    for folder in folders:
+        if folder.name in names:
+            out.append((folder, True))
+        elif any(folder.name.startswith(name + "-") for name in names):
+            out.append((folder, False))
+    return out
+
+
+def _claude_cwd(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            for raw in itertools.islice(fh, 64):
+                match = _CWD.search(raw)
+                if match:
+                    return json.loads(b'"' + match.group(1) + b'"')
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _claude_files(home: Path, root: Path) -> Iterable[Path]:
-    for folder in claude_project_dirs(home, root):
-        yield from sorted(folder.glob("*.jsonl"))
-        yield from sorted(folder.glob("*/subagents/agent-*.jsonl"))
+    roots = {root, root.resolve()}
+    for folder, exact in claude_project_dirs(home, root):
+        files = [*sorted(folder.glob("*.jsonl")), *sorted(folder.glob("*/subagents/agent-*.jsonl"))]
+        for path in files:
+            if exact or ((cwd := _claude_cwd(path)) is not None and _inside(cwd, roots)):
+                yield path
 
 
 def _codex_cwd(path: Path) -> str | None:

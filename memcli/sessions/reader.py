@@ -23,7 +23,7 @@ def detect(path: Path) -> tuple[str, Any]:
     """(agent, what its `describe` needs), decided by the file's content; the suffix only breaks ties."""
     with open_binary(path) as fh:
         head = fh.read(_SNIFF_BYTES)
-    if aider.looks_like(head) or path.suffix == ".md":
+    if aider.looks_like(head) or (path.suffix == ".md" and aider.has_turns(head)):
         return aider.AGENT, None
     body = head.lstrip()
     first_line = body.split(b"\n", 1)[0].strip()

@@ -72,6 +72,7 @@ def test_crlf_line_endings(tmp_path: Path) -> None:
     ("arrays.jsonl", b"[1, 2]\n[3]\n"),
     ("notes.txt", b"hello\nworld\n"),
     ("latin1.jsonl", "caf\u00e9 cr\u00e8me\nna\u00efve\n".encode("latin-1")),
+    ("README.md", b"# A project\nSome text about `# aider chat started at` headers.\n"),
 ])
 def test_files_no_adapter_knows_read_as_all_skipped(tmp_path: Path, name: str, content: bytes) -> None:
     path = tmp_path / name

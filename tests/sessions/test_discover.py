@@ -80,6 +80,19 @@ def test_discovers_every_agent_for_this_workspace_only(homes) -> None:
     assert firsts == sorted(firsts)
 
 
+def test_claude_sessions_started_in_a_subfolder(homes) -> None:
+    ws, where = homes
+    root = str(ws.resolve())
+    text = (PRIVATE / "agent-50243ee8.jsonl").read_text(encoding="utf-8")
+    for sub, name in (("/src/app", "in-sub.jsonl"), ("-other", "sibling.jsonl")):  # same encoded prefix
+        folder = where["claude"] / "projects" / re.sub(r"[^A-Za-z0-9]", "-", root + sub)
+        folder.mkdir()
+        moved = text.replace('"cwd":"/tmp/private"', json.dumps({"cwd": root + sub})[1:-1])
+        (folder / name).write_text(moved, encoding="utf-8")
+    ids = {i.session_id for i in discover(Workspace.open(ws), scan=False) if i.agent == "claude-code"}
+    assert "in-sub" in ids and "sibling" not in ids
+
+
 def test_config_homes_override_env(homes, tmp_path: Path) -> None:
     ws, where = homes
     moved = tmp_path / "elsewhere-claude"
