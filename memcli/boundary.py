@@ -4,6 +4,7 @@ one line on stderr and the traceback (with versions) in a log file."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import os
 import platform
 import sys
@@ -39,21 +40,39 @@ def _write_crash_log(exc: BaseException) -> Path | None:
     return path
 
 
-def run_guarded(entry: Callable[[], int | None]) -> int:
-    import click
+def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+    """(Exit, ClickException, Abort) classes of the click that Typer really uses: recent Typer
+    vendors its own copy (`typer._click`), older Typer uses the `click` package; accept both."""
+    import typer
 
+    exits: list[type] = [typer.Exit]
+    errors: list[type] = []
+    aborts: list[type] = [typer.Abort]
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for found, attr in ((exits, "Exit"), (errors, "ClickException"), (aborts, "Abort")):
+            if isinstance(getattr(module, attr, None), type):
+                found.append(getattr(module, attr))
+    return tuple(exits), tuple(errors), tuple(aborts)
+
+
+def run_guarded(entry: Callable[[], int | None]) -> int:
+    exits, click_errors, aborts = _click_exceptions()
     try:
         code = entry()
         return int(code or 0)
     except MemcliError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.ClickException as exc:
+    except exits as exc:
+        return int(getattr(exc, "exit_code", 0) or 0)
+    except click_errors as exc:  # bad option, missing argument: a usage error
         exc.show()
         return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
-    except click.exceptions.Abort:
+    except aborts:
         print("Aborted.", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
