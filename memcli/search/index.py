@@ -242,6 +242,9 @@ class SearchIndex:
             self.refresh()
             return rank(self, query, **kwargs)
 
+    def size(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+
     def counts(self) -> tuple[int, int]:
         """(records indexed, of which not valid records)."""
         row = self.conn.execute("SELECT count(*), count(parse_error) FROM docs").fetchone()

@@ -151,3 +151,32 @@ def test_arbitrary_directory_in_memory(records):
     with SearchIndex(records.root) as index:
         assert index.db_path is None
         assert slugs(index.search("scratch")) == ["scratch-copy"]
+
+
+def _big_workspace(records, n=60):
+    for i in range(n):
+        records.request(f"filler-{i}", f"Routine note {i} about weekly meetings and calendars.")
+
+
+def test_feedback_reorders_but_never_brings_in_records_without_query_words(records):
+    _big_workspace(records)
+    records.request("apple-orchard", "Apples grow in the orchard; the orchard harvest is in autumn.")
+    records.request("apple-pie", "Apple pie recipe from grandma.")
+    records.request("orchard-only", "The orchard harvest needs ladders in autumn.")
+    hits = search(records.root, "apples", limit=20)
+    assert set(slugs(hits)) == {"apple-orchard", "apple-pie"}
+
+
+def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
+    from memcli.search.expand import feedback_terms
+    from memcli.search.text import index_terms
+
+    _big_workspace(records)
+    records.request("adoption-a", "Researching adoption agencies for a family.")
+    records.request("adoption-b", "Adoption agencies need documents.")
+    with SearchIndex(records.root) as index:
+        index.refresh()
+        ids = [row[0] for row in index.conn.execute("SELECT id FROM docs WHERE slug LIKE 'adoption-%'")]
+        terms = feedback_terms(index.conn, ids, {"adopt"}, n_terms=3)
+    assert terms[0] == index_terms("agencies")  # in both first hits, nowhere else
+    assert "adopt" not in terms and index_terms("note") not in terms
