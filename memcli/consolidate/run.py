@@ -155,12 +155,12 @@ def run(ws: Workspace, opts: Options) -> int:
         print_nothing(ws, opts)
         return 0
     repo = _preflight(ws, opts)
-    from memcli.llm import Gateway
-
-    ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
     base_id = f"{_stamp()}-{os.getpid()}"
-    held = lock.acquire(ws, base_id, [])
+    held = lock.acquire(ws, base_id, [])  # before the model setup: a second run stops at once
     try:
+        from memcli.llm import Gateway
+
+        ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
         scratch.clear_stale(ws)
         for round_no in range(1 + ws.config.consolidate.coalesce_runs):
             staging = inputs.load_staging(ws)

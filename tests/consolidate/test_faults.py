@@ -1,0 +1,192 @@
+"""Faults that must lose nothing: after each, memory/, knowledge/, staging and HEAD are exactly as
+before (or exactly the committed result), and the message says what happened."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from consolidate.helpers import decision, git, head, snapshot
+from consolidate.test_run import NEW, done, replace_old, write_new_decision
+from support.fake_llm import Reply, tool_call
+
+from memcli.consolidate import history
+from memcli.consolidate.run import Options, run
+from memcli.workspace import Workspace
+
+
+def _unchanged(root, before):
+    files, commit = before
+    assert snapshot(root) == files, "workspace files or staging changed"
+    assert head(root) == commit, "git HEAD moved"
+    assert git(root, "status", "--porcelain").strip() == ""
+
+
+def _fails(root, capsys, *why):
+    assert run(Workspace.open(root), Options()) == 1
+    err = capsys.readouterr().err
+    assert "consolidate failed:" in err and "Nothing was changed" in err
+    for w in why:
+        assert w in err
+    last = history.last(Workspace.open(root), "consolidate")
+    assert last["result"] == "failed"
+    return err
+
+
+def test_model_error_mid_run(repo_ws, fake_llm, capsys):
+    before = (snapshot(repo_ws), head(repo_ws))
+    fake_llm.push(write_new_decision(), Reply(status=500), Reply(status=500))
+    _fails(repo_ws, capsys, "failed 2 times")
+    _unchanged(repo_ws, before)
+
+
+def test_429_storm(repo_ws, fake_llm, capsys):
+    before = (snapshot(repo_ws), head(repo_ws))
+    fake_llm.responder = lambda body: Reply(status=429, error_message="rate limited")
+    _fails(repo_ws, capsys, "RateLimitError")
+    _unchanged(repo_ws, before)
+
+
+def test_model_loops_past_iteration_bound(repo_ws, fake_llm, capsys):
+    before = (snapshot(repo_ws), head(repo_ws))
+    read = Reply(tool_calls=[tool_call("memory_read", {"path": "memory/summary.md"})])
+    fake_llm.responder = lambda body: read
+    _fails(repo_ws, capsys, "did not finish within 12 model calls")
+    assert fake_llm.calls == 12
+    _unchanged(repo_ws, before)
+
+
+def test_invalid_records_never_fixed(repo_ws, fake_llm, capsys):
+    before = (snapshot(repo_ws), head(repo_ws))
+    broken = Reply(tool_calls=[tool_call("memory_write", {
+        "path": "memory/decisions/broken.md", "mode": "create",
+        "content": "---\nstatus: maybe\n---\nno dates, no sources\n", "reason": "try"})])
+    fake_llm.responder = lambda body: broken
+    _fails(repo_ws, capsys, "did not finish")
+    refusals = [m["content"] for r in fake_llm.requests for m in r["messages"] if m["role"] == "tool"]
+    assert refusals and all('"ok": false' in r for r in refusals)
+    _unchanged(repo_ws, before)
+
+
+def test_attacks_are_refused_and_nothing_bad_lands(repo_ws, fake_llm, capsys):
+    workflow = (repo_ws / "memory/workflow/release.md").read_bytes()
+    before = (snapshot(repo_ws), head(repo_ws))
+    invented = decision("Invented.", [("made-up-session", 0, 3)])
+    fake_llm.push(
+        Reply(tool_calls=[
+            tool_call("memory_write", {"path": "../../etc/passwd", "mode": "create", "content": "x",
+                                       "reason": "escape"}, "c1"),
+            tool_call("memory_write", {"path": "memory/workflow/release.md", "mode": "replace",
+                                       "content": "pwned", "reason": "workflow"}, "c2"),
+            tool_call("memory_delete", {"path": "memory/decisions/use-sqlite-wal.md",
+                                        "reason": "drop"}, "c3"),
+            tool_call("memory_write", {"path": "memory/decisions/invented.md", "mode": "create",
+                                       "content": invented, "reason": "invent"}, "c4"),
+            tool_call("run_shell", {"cmd": "rm -rf /"}, "c5"),
+        ]),
+        done(),
+        Reply(tool_calls=[tool_call("memory_delete", {"path": "memory/decisions/api-versioning.md",
+                                                      "reason": "gc", "category": "unused"}, "c6")]),
+        done(),
+    )
+    assert run(Workspace.open(repo_ws), Options()) == 0  # the model gave up its attempts: nothing to do
+    results = {m["tool_call_id"]: json.loads(m["content"])
+               for r in fake_llm.requests for m in r["messages"] if m["role"] == "tool"}
+    assert all(not res["ok"] for res in results.values()) and len(results) == 6
+    assert results["c1"]["error"] == "path"
+    assert "workflow-readonly" in json.dumps(results["c2"])
+    assert "source-not-provided" in json.dumps(results["c4"])
+    assert results["c5"]["error"] == "unknown-tool"
+    assert (repo_ws / "memory/workflow/release.md").read_bytes() == workflow
+    files, commit = before
+    assert head(repo_ws) == commit
+    assert {k: v for k, v in snapshot(repo_ws).items() if "_staging" not in k} == {
+        k: v for k, v in files.items() if "_staging" not in k}
+
+
+def _scratch_dirs(ws_root):
+    ws = Workspace.open(ws_root)
+    return list((ws.state_dir / "consolidate-scratch").glob("*"))
+
+
+def _plant_broken(ws_root):
+    """Something outside the tools leaves an invalid record in the scratch copy (a lint gap)."""
+    (scratch,) = _scratch_dirs(ws_root)
+    (scratch / "memory/requests/broken.md").write_text("---\nupdated_at: nope\n---\nbroken\n")
+
+
+def test_lint_findings_go_back_for_repair(repo_ws, fake_llm, capsys):
+    def final_gc_answer(body):
+        _plant_broken(repo_ws)
+        return done("gc done")
+
+    answers = [lambda b: write_new_decision(), lambda b: done(), final_gc_answer,
+               lambda b: Reply(tool_calls=[tool_call("memory_delete", {
+                   "path": "memory/requests/broken.md", "reason": "invalid record"})]),
+               lambda b: done("fixed")]
+    fake_llm.responder = lambda body: answers.pop(0)(body)
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    repair = fake_llm.requests[3]["messages"][-1]["content"]
+    assert "repair turn 1 of 1" in repair and "memory/requests/broken.md" in repair
+    assert (repo_ws / NEW).is_file() and not (repo_ws / "memory/requests/broken.md").exists()
+
+
+def test_lint_findings_never_fixed_abort(repo_ws, fake_llm, capsys):
+    before = (snapshot(repo_ws), head(repo_ws))
+
+    def final_gc_answer(body):
+        _plant_broken(repo_ws)
+        return done("gc done")
+
+    answers = [lambda b: write_new_decision(), lambda b: done(), final_gc_answer, lambda b: done("won't")]
+    fake_llm.responder = lambda body: answers.pop(0)(body)
+    _fails(repo_ws, capsys, "lint errors after 1 repair turns", "memory/requests/broken.md")
+    _unchanged(repo_ws, before)
+
+
+def test_pre_commit_hook_rejecting_commit_rolls_back(repo_ws, fake_llm, capsys):
+    hook = repo_ws / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\necho 'memory commits need review' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = (snapshot(repo_ws), head(repo_ws))
+    fake_llm.push(write_new_decision(), done(), replace_old(), done())
+    _fails(repo_ws, capsys, "git commit failed", "memory commits need review", "put back")
+    _unchanged(repo_ws, before)
+
+
+@pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
+def test_disk_write_failing_during_apply(repo_ws, fake_llm, capsys):
+    folder = repo_ws / "memory/requests"
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("no immutable attribute here")
+    try:
+        before = (snapshot(repo_ws), head(repo_ws))
+        new_request = Reply(tool_calls=[tool_call("memory_write", {
+            "path": "memory/requests/jp-commits.md", "mode": "create",
+            "content": "---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: 2026-05-20T10:00:00+00:00\n"
+                       "sources:\n  - session_id: sess-1\n    range: [4, 9]\n---\n"
+                       "コミットメッセージは日本語で可。\n",
+            "reason": "staging request"})])
+        # memory/decisions/ is written first and must be put back when memory/requests/ fails
+        fake_llm.push(write_new_decision(), new_request, done(), replace_old(), done())
+        _fails(repo_ws, capsys, "cannot write memory/requests/jp-commits.md", "put back")
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    _unchanged(repo_ws, before)
+
+
+def test_human_edit_during_run_aborts(repo_ws, fake_llm, capsys):
+    target = repo_ws / "memory/summary.md"
+
+    def human_edits(body):
+        target.write_text(target.read_text() + "\n- edited by a human meanwhile\n")
+        return done()
+
+    answers = [lambda b: write_new_decision(), human_edits, lambda b: done()]
+    fake_llm.responder = lambda body: answers.pop(0)(body)
+    edited_before = head(repo_ws)
+    _fails(repo_ws, capsys, "changed while the model worked")
+    assert head(repo_ws) == edited_before and not (repo_ws / NEW).exists()
+    assert (repo_ws / "memory/_staging/s1.json").exists()
