@@ -312,7 +312,9 @@ def test_tool_path_reports_a_new_similar_slug_crowd(tmp_path: Path) -> None:
 
 
 def test_same_verdict_on_tool_and_ci_paths(tmp_path: Path) -> None:
-    content = record("decision", status="Replaced", created_at="2026-04-27", body="token = 'Zx9!aQ7#pL2$'\n")
+    content = record(
+        "decision", status="Replaced", created_at="2026-04-27", body="db: postgres://app:s3cr3tPass@db/x\n"
+    )
     ws = Workspace.open(make_workspace(tmp_path, {"memory/decisions/a.md": content}))
     ci = positions(lint(ws), "memory/decisions/a.md")
     tool = positions(lint_change(ws, Change("memory/decisions/a.md", content.encode(), "edit")))

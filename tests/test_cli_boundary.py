@@ -1,0 +1,116 @@
+"""Exit codes at the one error boundary: 0 clean, 1 findings, 2 usage/config, 3 a bug (one line on
+stderr, the traceback in a log). A bad record is never 2 or 3."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memcli.cli import main
+
+GOOD = """---
+created_at: 2026-04-27T10:00:00+09:00
+updated_at: 2026-04-27T10:00:00+09:00
+sources:
+  - session_id: s1
+    range: [0, 1]
+---
+Body.
+"""
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "memory/requests").mkdir(parents=True)
+    (root / "memory/requests/ok.md").write_text(GOOD, encoding="utf-8")
+    return root
+
+
+def _main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["lint", "--format", "xml"], "unknown format 'xml'"),
+        (["lint", "--no-such-option"], "No such option"),
+        (["no-such-command"], "No such command"),
+        (["lint", "memory/requests/missing.md"], "no such file"),
+    ],
+)
+def test_usage_errors_exit_2(ws: Path, capsys, monkeypatch, argv: list[str], needle: str) -> None:
+    monkeypatch.chdir(ws)
+    code, _, err = _main(capsys, *argv)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["[lint\nbroken", "[lint]\nbody_max_chars = 'big'\n", "[lint]\nno_such_threshold = 1\n"],
+    ids=["not-toml", "wrong-type", "unknown-key"],
+)
+def test_broken_config_exits_2(ws: Path, capsys, config: str) -> None:
+    (ws / "memcli.toml").write_text(config, encoding="utf-8")
+    code, out, err = _main(capsys, "lint", "-w", str(ws))
+    assert code == 2
+    assert err.startswith("Error: ") and "memcli.toml" in err and len(err.strip().splitlines()) == 1
+
+
+def test_outside_the_workspace_exits_2(ws: Path, tmp_path: Path, capsys) -> None:
+    other = tmp_path / "elsewhere.md"
+    other.write_text(GOOD, encoding="utf-8")
+    code, _, err = _main(capsys, "lint", "-w", str(ws), str(other))
+    assert code == 2 and "outside the workspace" in err
+
+
+def test_no_workspace_exits_2(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _main(capsys, "lint")
+    assert code == 2 and "memcli init" in err
+
+
+def test_clean_and_findings_exit_0_and_1(ws: Path, capsys) -> None:
+    assert _main(capsys, "lint", "-w", str(ws))[0] == 0
+    (ws / "memory/requests/ok.md").write_text(
+        GOOD.replace("range: [0, 1]", "range: [1, 0]"), encoding="utf-8"
+    )
+    assert _main(capsys, "lint", "-w", str(ws))[0] == 1
+
+
+def test_an_unexpected_exception_exits_3_with_one_line_and_a_log(ws: Path, capsys, monkeypatch) -> None:
+    # A bug deep in the Linter (simulated by breaking the real lint function the command calls):
+    # the boundary must not turn it into a user error, and must keep the traceback.
+    import memcli.lint.run
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(memcli.lint.run, "lint", broken)
+    code, out, err = _main(capsys, "lint", "-w", str(ws))
+    assert code == 3
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "internal error" in lines[0] and "KeyError" in lines[0]
+    logs = list((Path(os.environ["MEMCLI_STATE_DIR"]) / "logs").glob("crash-*.log"))
+    assert len(logs) == 1
+    text = logs[0].read_text(encoding="utf-8")
+    assert "Traceback" in text and "in broken" in text and "memcli 0.1" in text and "Python 3." in text
+
+
+def test_help_and_version_exit_0_in_a_real_process(tmp_path: Path) -> None:
+    for argv in (["--help"], ["lint", "--help"], ["--version"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "memcli", *argv], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert proc.stdout
