@@ -5,8 +5,9 @@ Usage: python bench/gc_bench.py [--records 10000] [--runs 3] [--no-git]
 The workspace is lint_bench's generator (same record mix) plus planted GC material: 50 near-duplicate
 knowledge pairs, 200 stale records, and (unless --no-git) a git repository whose history deleted and
 renamed files that records still name, so every check runs, code drift included.
-Each figure is the median wall time of several cold processes, and the peak RSS (ru_maxrss) each one
-reports about itself:
+Each figure is the median wall time and CPU time (user + system, git children included) of several
+cold processes, and the peak RSS (ru_maxrss) each one reports about itself; on a shared machine the
+CPU column is the steadier one:
   floor        a cold python that reads every record file's bytes (the least any report must do)
   lint         `memcli lint` over the whole workspace (gc-report runs it for the bloat warnings)
   gc-report    `memcli gc-report --format json`
@@ -41,7 +42,9 @@ try:
         except SystemExit:
             pass
 finally:
-    sys.stderr.write("PEAK_KB=%d\\n" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    sys.stderr.write("PEAK_KB=%d CPU_S=%.3f\\n" % (me.ru_maxrss, cpu))
 """
 
 
@@ -87,8 +90,8 @@ def with_git(root: Path, paths: list[str], rng: random.Random) -> None:
     git("commit", "-q", "-m", "reshape")
 
 
-def measure(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, float, str]:
-    times, peaks, out = [], [], ""
+def measure(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, float, float, str]:
+    times, cpus, peaks, out = [], [], [], ""
     for _ in range(runs):
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -96,9 +99,11 @@ def measure(cmd: list[str], env: dict[str, str], runs: int) -> tuple[float, floa
         peak = [line for line in proc.stderr.splitlines() if line.startswith("PEAK_KB=")]
         if not peak:
             sys.exit(f"{' '.join(cmd[:6])} failed: {proc.stderr[-2000:]}")
-        peaks.append(int(peak[-1].split("=")[1]) / 1024)
+        fields = dict(part.split("=") for part in peak[-1].split())
+        peaks.append(int(fields["PEAK_KB"]) / 1024)
+        cpus.append(float(fields["CPU_S"]))
         out = proc.stdout
-    return statistics.median(times), max(peaks), out
+    return statistics.median(times), statistics.median(cpus), max(peaks), out
 
 
 def main() -> None:
@@ -119,13 +124,15 @@ def main() -> None:
         floor = measure([*child, "floor", _FLOOR, str(root)], env, args.runs)
         lint = measure([*child, "lint", "--workspace", str(root), "--format", "json"], env, args.runs)
         gc = measure([*child, "gc-report", "--workspace", str(root), "--format", "json"], env, args.runs)
-        counts = json.loads(gc[2])["counts"]
+        counts = json.loads(gc[3])["counts"]
         records = sum(1 for _ in root.rglob("*.md"))
         print(f"memcli gc-report benchmark: {records} records, median of {args.runs} cold processes, "
               f"{os.cpu_count()} CPUs")
-        for label, (secs, peak, _) in (("floor: read every file", floor), ("memcli lint", lint),
-                                        ("memcli gc-report", gc)):
-            print(f"  {label:<26} {secs:7.2f} s  {secs / floor[0]:6.1f}x floor   peak RSS {peak:7.0f} MiB")
+        print(f"  {'':<26} {'wall':>9} {'':>12} {'CPU':>9} {'':>12} {'peak RSS':>12}")
+        for label, (secs, cpu, peak, _) in (("floor: read every file", floor), ("memcli lint", lint),
+                                             ("memcli gc-report", gc)):
+            print(f"  {label:<26} {secs:7.2f} s {secs / floor[0]:6.1f}x floor "
+                  f"{cpu:7.2f} s {cpu / floor[1]:6.1f}x floor {peak:8.0f} MiB")
         print("  candidates: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 

@@ -76,6 +76,11 @@ def near_duplicates(
         for value in [v for v in sample if frequency[v] <= MAX_BUCKET][:KEYS]:
             buckets[value].append(i)
     pairs: set[tuple[int, int]] = set()
+    identical: dict[str, int] = {}
+    for i, (_, text) in enumerate(docs):  # exact copies pair even when they are too many for a bucket
+        first = identical.setdefault(text, i)
+        if first != i:
+            pairs.add((first, i))
     for members in buckets.values():
         if len(members) > 1:
             pairs.update((a, b) for k, a in enumerate(members) for b in members[k + 1 :])

@@ -67,3 +67,10 @@ def test_deterministic() -> None:
     items = [(f"r{i}.md", _body(rng, 60)) for i in range(300)]
     items.append(("copy.md", items[5][1]))
     assert near_duplicates(items, 90, 80) == near_duplicates(list(reversed(items)), 90, 80)
+
+
+def test_many_exact_copies_form_one_group() -> None:
+    text = "Template body that many records copied verbatim, with enough words to be compared at all."
+    items = [(f"r{i:03d}.md", text) for i in range(120)] + [("other.md", "Something else entirely " * 5)]
+    (group,) = near_duplicates(items, 90, 40)
+    assert len(group.paths) == 120 and "other.md" not in group.paths
