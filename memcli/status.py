@@ -1,6 +1,6 @@
 """`memcli status`: the pipeline at a glance.
 
-Sessions pending extraction (when the extract ledger can tell), staging files and bytes against
+Sessions pending extraction (a dry extract plan), staging files and bytes against
 the `--if-needed` trigger, who holds the consolidation lock, and the last extract and
 consolidation runs (when, result, tokens, cost). A scheduled run that failed or was killed makes
 `status` exit 1, so monitoring notices instead of trusting a silent cron job.
@@ -16,13 +16,19 @@ from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.workspace import Workspace
 
 
-def _pending_sessions(ws: Workspace) -> int | None:
-    """Sessions with entries not yet extracted; None while extract offers no ledger query."""
-    try:
-        from memcli.extract.ledger import pending_sessions  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return len(pending_sessions(ws))
+def _pending_sessions(ws: Workspace) -> dict[str, int]:
+    """What `memcli extract` would do now: sessions and chunks to extract, sessions still active.
+    A dry plan: it reads the sessions and the ledger and changes neither."""
+    import datetime as dt
+
+    from memcli.extract.ledger import Ledger
+    from memcli.extract.plan import plan
+    from memcli.sessions import discover
+
+    todo = plan(discover(ws), Ledger.open(ws.state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
+                apply_resets=False)
+    return {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
+            "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}
 
 
 def _run_state(run: dict[str, Any] | None, holder: lock.LockInfo | None) -> dict[str, Any] | None:
@@ -117,8 +123,9 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
     lines = [f"memcli status — {data['workspace']}"]
     if data["recovered"]:
         lines.append(f"  recovered:          {data['recovered']}")
-    if data["sessions_pending"] is not None:
-        lines.append(f"  sessions pending:   {data['sessions_pending']} (not yet extracted)")
+    pending = data["sessions_pending"]
+    lines.append(f"  sessions pending:   {pending['sessions']} ({pending['chunks']} chunks to extract; "
+                 f"{pending['waiting']} still active, extracted once idle)")
     due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
     lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
                  f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")
