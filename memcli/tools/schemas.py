@@ -1,7 +1,7 @@
 """The tool-calling schemas (OpenAI / litellm `tools=` format) and a small argument checker.
 
 The checker covers exactly the JSON Schema subset used here (object, required, no extra keys,
-string / integer / boolean / array types, enum, minimum) so a model's malformed call becomes an
+string / integer / boolean / array types, enum, minimum, maximum) so a model's malformed call becomes an
 error result it can read, without a jsonschema dependency.
 """
 

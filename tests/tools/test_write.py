@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from tools.helpers import RUN_SRC, record, tree
@@ -163,7 +164,7 @@ def test_unpaired_surrogate_is_an_argument_error(session: ToolSession) -> None:
     assert out["error"] == "arguments" and "surrogate" in out["message"]
 
 
-def test_write_creates_missing_record_folder(make_session, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_write_creates_missing_record_folder(tmp_path: Path) -> None:
     from memcli.workspace import Workspace
 
     root = tmp_path / "fresh"
@@ -172,3 +173,15 @@ def test_write_creates_missing_record_folder(make_session, tmp_path) -> None:  #
     out = session.write("memory/requests/first.md", record("request"), "create", "r")
     assert out.ok, out
     assert (root / "memory/requests/first.md").is_file()
+
+
+def test_a_folder_where_a_record_should_be_is_refused(session: ToolSession) -> None:
+    (session.workspace.root / "memory/decisions/odd.md").mkdir()
+    before = tree(session.workspace.root)
+    for out in (
+        session.write("memory/decisions/odd.md", record(), "create", "r"),
+        session.write("memory/decisions/odd.md", record(), "replace", "r"),
+        session.delete("memory/decisions/odd.md", "r"),
+    ):
+        assert out.error == "path" and "folder" in out.message
+    assert tree(session.workspace.root) == before
