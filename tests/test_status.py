@@ -1,0 +1,101 @@
+"""`memcli status`: staging vs trigger, lock holder, last runs; failed or killed runs exit 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from memcli.consolidate import history, lock
+from memcli.status import run
+from memcli.workspace import Workspace
+
+
+@pytest.fixture
+def ws(tmp_path):
+    (tmp_path / "memory" / "_staging").mkdir(parents=True)
+    (tmp_path / "memcli.toml").write_text("[consolidate]\ntrigger_files = 1\ntrigger_bytes = 1000\n")
+    return Workspace.open(tmp_path)
+
+
+def _status(ws, capsys, as_json=False):
+    code = run(ws, json_out=as_json)
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if as_json else out)
+
+
+def test_fresh_workspace(ws, capsys):
+    code, out = _status(ws, capsys)
+    assert code == 0
+    assert "0 files, 0 bytes (trigger: > 1 files or > 1000 bytes; below the trigger)" in out
+    assert "consolidation lock: free" in out
+    assert "last extract:       never" in out and "last consolidate:   never" in out
+    assert "sessions pending:   0" in out
+
+
+@pytest.mark.parametrize("files, size, due", [(1, 10, False), (2, 10, True), (1, 2000, True)])
+def test_staging_against_trigger(ws, capsys, files, size, due):
+    for i in range(files):
+        (ws.staging_dir / f"s{i}.json").write_bytes(b"x" * size)
+    (ws.staging_dir / "consolidate.lock.guard").write_bytes(b"")  # not a staging file
+    code, data = _status(ws, capsys, as_json=True)
+    assert data["staging"]["files"] == files and data["staging"]["bytes"] == files * size
+    assert data["staging"]["due"] is due
+
+
+def test_live_and_stale_lock(ws, capsys):
+    held = lock.acquire(ws, "r1", ["a", "b"])
+    code, out = _status(ws, capsys)
+    assert f"pid {os.getpid()} on {socket.gethostname()}" in out and "(running)" in out
+    lock.release(ws, held)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = {"pid": gone.pid, "host": socket.gethostname(), "started_at": "t", "run_id": "x", "consumed": []}
+    lock.lock_path(ws).write_text(json.dumps(dead))
+    code, data = _status(ws, capsys, as_json=True)
+    assert data["lock"]["alive"] is False
+
+
+def test_last_consolidation_committed(ws, capsys):
+    history.record(ws, "consolidate", {
+        "run_id": "r1", "started_at": "2026-05-20T10:00:00+00:00", "finished_at": "2026-05-20T10:01:00+00:00",
+        "result": "committed", "commit": "abcdef1234567", "counts": {"added": 2, "updated": 1, "replaced": 0,
+                                                                      "dropped": 0},
+        "prompt_tokens": 1000, "completion_tokens": 234, "cost_usd": 0.0123})
+    code, out = _status(ws, capsys)
+    assert code == 0
+    assert ("last consolidate:   2026-05-20T10:01:00+00:00: committed abcdef1234 (2 added, 1 updated, "
+            "0 replaced, 0 dropped); 1234 tokens, $0.0123") in out
+
+
+def test_failed_run_exits_1_and_says_why(ws, capsys):
+    history.record(ws, "consolidate", {"run_id": "r1", "started_at": "t", "finished_at": "t2",
+                                       "result": "failed", "error": "model openai/x failed 3 times"})
+    code, out = _status(ws, capsys)
+    assert code == 1 and "failed" in out and "why: model openai/x failed 3 times" in out
+
+
+def test_running_entry_without_live_lock_is_interrupted(ws, capsys):
+    history.record(ws, "consolidate", {"run_id": "r9", "started_at": "t", "result": "running"})
+    code, data = _status(ws, capsys, as_json=True)
+    assert code == 1 and data["ok"] is False
+    assert data["last_consolidate"]["result"] == "interrupted"
+    held = lock.acquire(ws, "r9", [])
+    code, data = _status(ws, capsys, as_json=True)
+    assert code == 0 and data["last_consolidate"]["result"] == "running"
+    lock.release(ws, held)
+
+
+def test_last_extract_falls_back_to_llm_call_log(ws, capsys):
+    log = ws.state_dir / "llm-calls.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"time": "2026-05-20T09:00:00+00:00", "role": "extract", "ok": True, "error": None,
+             "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None},
+            {"time": "2026-05-20T09:05:00+00:00", "role": "consolidation", "ok": True, "error": None}]
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n{torn")
+    code, out = _status(ws, capsys)
+    assert "last extract:       2026-05-20T09:00:00+00:00: ok; 15 tokens, cost unknown" in out
