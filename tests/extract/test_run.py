@@ -234,3 +234,24 @@ def test_cli_errors_are_one_line(ws: Workspace, tmp_path: Path, capsys, monkeypa
     assert err.count("\n") == 1 and "OPENAI_API_KEY" in err
     assert cli("extract", "-w", str(ws.root), "--since", "yesterday", str(path)) == 2
     assert "--since" in capsys.readouterr().err
+
+
+def test_without_paths_the_workspace_sessions_are_discovered(fake_llm: FakeLLM, ws: Workspace,
+                                                            tmp_path: Path, monkeypatch) -> None:
+    import re
+    import shutil
+
+    from extract.helpers import FIXTURES
+
+    home = tmp_path / "claude-home"
+    project = home / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(ws.root))
+    project.mkdir(parents=True)
+    sample = FIXTURES / "claude-code" / "d-kimuson__claude-code-viewer" / "sample-project"
+    shutil.copy(sample / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", project)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini"))
+    assert cli("extract", "-w", str(ws.root)) == 0
+    assert [f.source.session_id for f in staged(ws)] == ["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
+    sent = fake_llm.requests[0]["messages"][-1]["content"]
+    assert "@CLAUDE.md を最新の状態にアップデートしてください" in sent
