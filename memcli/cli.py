@@ -54,13 +54,18 @@ def lint(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or folders (default: the whole workspace).")] = None,  # noqa: UP045
     fmt: Annotated[str, typer.Option("--format", "-f", help="auto|text|json|github|sarif")] = "auto",
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    paths_only: Annotated[bool, typer.Option(
+        "--paths-only", help="Lint only the PATHS given, none meaning none (hooks); reference checks "
+        "still cover the whole workspace.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore the per-file result cache.")] = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Check records: schema, references, size caps, secrets, bloat warnings."""
     from memcli.lint.run import run
 
     ws = _open(workspace if workspace else _workspace_from_paths(paths))
-    raise typer.Exit(run(ws, list(paths or []), fmt=fmt, strict=strict))
+    code = run(ws, list(paths or []), fmt=fmt, strict=strict, paths_only=paths_only, use_cache=not no_cache)
+    raise typer.Exit(code)
 
 
 def _workspace_from_paths(paths: list[Path] | None) -> Path | None:
@@ -213,6 +218,16 @@ def extract(
 
     raise typer.Exit(run(_open(workspace), paths=list(paths or []) or None, since=parse_since(since),
                          model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
+
+
+@app.command()
+def rules(
+    code: Annotated[Optional[str], typer.Argument(help="A rule code or alias (default: list them all).")] = None,  # noqa: UP045
+) -> None:
+    """List the lint rules, or show one rule's documentation (what, why, examples)."""
+    from memcli.lint.docs import run
+
+    raise typer.Exit(run(code))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,10 +26,14 @@ def resolve_format(fmt: str) -> str:
     return "text"
 
 
-def _targets(workspace: Workspace, paths: list[Path]) -> list[str] | None:
-    """Workspace-relative record paths to lint; a folder stands for every file under it."""
+def _targets(workspace: Workspace, paths: list[Path], paths_only: bool = False) -> list[str] | None:
+    """Workspace-relative record paths to lint (None: all); a folder stands for every file under it.
+
+    With `paths_only` (hooks), no paths means no files: a commit that only deletes records still
+    gets the workspace-wide reference checks, without linting every untouched file.
+    """
     if not paths:
-        return None
+        return [] if paths_only else None
     out: list[str] = []
     files = None
     for path in paths:
@@ -56,11 +60,12 @@ def run(
     *,
     fmt: str = "auto",
     strict: bool = False,
+    paths_only: bool = False,
     use_cache: bool = True,
     console: Console | None = None,
 ) -> int:
     fmt = resolve_format(fmt)
-    targets = _targets(workspace, paths)
+    targets = _targets(workspace, paths, paths_only)
     cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint) if use_cache else None
     findings = lint(workspace, targets, snapshot=Snapshot(workspace, cache=cache))
     if cache is not None:

@@ -13,7 +13,10 @@ from memcli.workspace import Kind, locate
 
 class UnknownLocation(Rule):
     """Files live only where a record kind lives: `memory/summary.md`, `memory/decisions/`,
-    `memory/requests/`, `memory/workflow/`, `knowledge/` (and `memory/_staging/`, never linted).
+    `memory/requests/`, `memory/workflow/`, `knowledge/` (`memory/_staging/` and hidden files
+    are not records and are skipped).
+
+    Why: a file elsewhere is never read by any tool, so whatever it says is silently lost.
 
     Passing: `memory/decisions/use-sqlite.md`.
     Failing: `memory/notes.md`, `memory/ideas/x.md`, `knowledge/diagram.png`.
@@ -28,9 +31,14 @@ class UnknownLocation(Rule):
 
 
 class InvalidSlug(Rule):
-    """The file name (without `.md`) is the slug: `^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`, no `--`.
+    """The file name without `.md` is the slug: `^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$`, 1-64
+    characters, no `--` (Agent Skills compatible).
 
-    Passing: `use-sqlite.md`.  Failing: `-a.md`, `a-.md`, `a--b.md`, `A.md`, `ü.md`, 65 characters.
+    Why: the slug is the record's identity and how other records reference it; one grammar keeps
+    references, URLs and skill names portable.
+
+    Passing: `use-sqlite.md`.
+    Failing: `-a.md`, `a-.md`, `a--b.md`, `A.md`, `ü.md`, a 65-character name.
     """
 
     code, alias, severity = "invalid-slug", "E04", Severity.ERROR

@@ -29,7 +29,11 @@ def _build_replaced_graph(snapshot: Snapshot) -> dict[str, tuple[str, str, int |
 
 class DanglingReference(Rule):
     """`replaced_by` names an existing decision; each `requires` entry of a workflow names an
-    existing record.
+    existing record. Checked over the whole workspace on every path.
+
+    Why: deleting or renaming a record that another one names would leave a broken link; because
+    this rule always sees the whole workspace, such a deletion fails the commit even though the
+    deleted file is not among the files passed to the hook.
 
     Passing: `replaced_by: use-postgres` with `memory/decisions/use-postgres.md` present.
     Failing: the same after `use-postgres.md` was deleted or renamed.
@@ -79,10 +83,13 @@ def _cycles(graph: dict[str, tuple[str, str, int | None]]) -> list[list[str]]:
 
 
 class ReplacedByCycle(Rule):
-    """Following `replaced_by` never comes back to where it started (one finding per decision in
-    the loop, naming the whole loop).
+    """Following `replaced_by` never comes back to where it started. One finding per decision in
+    the loop, each naming the whole loop.
 
-    Passing: a → b → c, with c open or resolved.  Failing: a → b → c → a, or a → a.
+    Why: in a loop no decision is the current one, so readers and tools cannot tell what holds.
+
+    Passing: a → b → c, with c open or resolved.
+    Failing: a → b → c → a, or a → a.
     """
 
     code, alias, severity, scope = "replaced-by-cycle", "E08", Severity.ERROR, Scope.WORKSPACE
@@ -104,10 +111,13 @@ class ReplacedByCycle(Rule):
 
 
 class ReplacedChainLong(Rule):
-    """A chain of replacements stays short (warning at ≥ 3 hops, config `lint.replaced_chain_hops`):
-    long chains are GC material — fold the history into the newest decision.
+    """Warning: a `replaced_by` chain of 3 or more hops (config `lint.replaced_chain_hops`),
+    reported on the decision the chain starts from.
 
-    Passing: a → b.  Failing: a → b → c → d.
+    Why: long chains are history nobody reads; fold it into the newest decision (GC material).
+
+    Passing: v1 → v2 → v3 (two hops).
+    Failing: v1 → v2 → v3 → v4.
     """
 
     code, alias, severity, scope = "replaced-chain-long", "W04", Severity.WARNING, Scope.WORKSPACE

@@ -18,16 +18,16 @@ def _is_status_value_issue(rec: ParsedRecord, field: str) -> bool:
 
 
 class Parse(Rule):
-    """The file must be UTF-8 text with a YAML mapping between `---` lines at the top.
+    """The file is UTF-8 text that starts with a YAML mapping between two `---` lines.
 
-    Passing::
+    Why: a record nobody can parse is invisible to every tool (search, context, consolidation);
+    the finding carries YAML's own line and column, or the line of the first bad byte. A BOM and
+    CRLF line ends are read cleanly and are not findings.
 
-        ---
-        created_at: 2026-04-27T10:00:00+09:00
-        ---
-    Failing: no opening `---`, no closing `---`, a YAML syntax error, duplicate keys, a list or a
-    scalar instead of a mapping, bytes that are not UTF-8, a binary file, a directory named `x.md`,
-    a symlink that leaves the workspace.
+    Passing: `---` / `updated_at: 2026-04-27T10:00:00+09:00` / `---` / body.
+    Failing: an empty file, no opening `---`, no closing `---`, a YAML syntax error, tabs used for
+    indentation, duplicate keys, a list or a scalar instead of a mapping, bytes that are not UTF-8,
+    a binary file, a directory named `x.md`, a symlink that leaves the workspace.
     """
 
     code, alias, severity = "parse", "E01", Severity.ERROR
@@ -38,7 +38,10 @@ class Parse(Rule):
 
 
 class MissingField(Rule):
-    """Every required field of the record's kind is present (spec 1 §3).
+    """Every required field of the record's kind is present (one finding per field).
+
+    Why: the other tools rely on these fields (`sources` for provenance, `status` for what is
+    current, `updated_at` for staleness); required fields per kind are listed in spec 1 §3.
 
     Passing: a request with `created_at`, `updated_at` and `sources`.
     Failing: a decision without `status`.
@@ -53,12 +56,18 @@ class MissingField(Rule):
 
 
 class InvalidField(Rule):
-    """Each field has the right type and value: RFC 3339 timestamps with a zone, Sources as
-    `{session_id, range: [start, end]}` with `0 <= start <= end`, booleans, enums.
+    """Each field has the right type and value (one finding per field): RFC 3339 timestamps with a
+    time zone, Sources as `{session_id: <text>, range: [start, end]}` with integers
+    `0 <= start <= end`, booleans as `true`/`false`, enums, lists where lists are expected.
 
-    Passing: `updated_at: 2026-04-27T10:00:00+09:00`.
-    Failing: `updated_at: 2026-04-27 10:00` (no zone), `range: [5, 2]`, `model_invocation: "yes"`,
-    both `model_invocation` and `model_invokation` set.
+    Why: a naive timestamp is ambiguous across machines, an inverted range points at no
+    transcript entries, and `"yes"` is not a boolean to every reader. Setting both
+    `model_invocation` and its old spelling `model_invokation` is refused: which one wins would be
+    a guess.
+
+    Passing: `updated_at: 2026-04-27T10:00:00+09:00`, `range: [3, 18]`.
+    Failing: `updated_at: 2026-04-27 10:00:00` (no zone), `range: [5, 2]`, `range: [-1, 4]`,
+    `model_invocation: "yes"`, both `model_invocation` and `model_invokation` set.
     """
 
     code, alias, severity = "invalid-field", "E03", Severity.ERROR
@@ -72,7 +81,11 @@ class InvalidField(Rule):
 class InvalidStatus(Rule):
     """A decision's `status` is exactly one of `open`, `resolved`, `replaced`.
 
-    Passing: `status: resolved`.  Failing: `status: Replaced`, `status: done`.
+    Why: tools decide what is current from the status; a near miss such as `Replaced` would
+    silently count as neither.
+
+    Passing: `status: resolved`.
+    Failing: `status: Replaced` (did you mean `replaced`?), `status: done`.
     """
 
     code, alias, severity = "invalid-status", "E05", Severity.ERROR
@@ -93,6 +106,9 @@ class InvalidStatus(Rule):
 
 class ReplacedByInconsistent(Rule):
     """`replaced_by` is set exactly when `status: replaced`.
+
+    Why: a replaced decision must say what replaced it (readers follow the link), and a link on a
+    decision that is still in force contradicts itself.
 
     Passing: `status: replaced` with `replaced_by: use-postgres`.
     Failing: `status: replaced` alone, or `status: open` with a `replaced_by`.
@@ -123,11 +139,15 @@ class ReplacedByInconsistent(Rule):
 
 
 class UnknownField(Rule):
-    """Fields the kind does not define are reported (humans may add tags), with the likely intended
-    field when the name is a near miss.
+    """Warning: a top-level field the record's kind does not define, with the field probably meant
+    when the name is a near miss.
 
-    Passing: only the kind's fields.  Failing: `replacedby: x` (did you mean `replaced_by`?),
-    `id: ...` (the file name is the slug).
+    Why: humans may add their own fields (tags), so this is not an error; but a typo of a real
+    field would otherwise be silently ignored. `id` and `name` are not fields: the file name is
+    the slug.
+
+    Passing: only the kind's fields.
+    Failing: `replacedby: x` (did you mean `replaced_by`?), `id: ...`.
     """
 
     code, alias, severity = "unknown-field", "W05", Severity.WARNING
@@ -139,9 +159,13 @@ class UnknownField(Rule):
 
 
 class DeprecatedField(Rule):
-    """The seeds' spelling `model_invokation` is read as `model_invocation`, with a warning.
+    """Warning: the seeds' spelling `model_invokation` is read as `model_invocation`.
 
-    Passing: `model_invocation: false`.  Failing: `model_invokation: false`.
+    Why: old records keep working, but new ones should use the current name; setting both is an
+    `invalid-field` error.
+
+    Passing: `model_invocation: false`.
+    Failing: `model_invokation: false`.
     """
 
     code, alias, severity = "deprecated-field", "W06", Severity.WARNING

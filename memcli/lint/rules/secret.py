@@ -14,14 +14,17 @@ MAX_SCAN_CHARS = 1_000_000
 
 
 class Secret(Rule):
-    """The record contains nothing the `extract` redactor would remove (`memcli.secrets`): API keys
-    (AWS, GitHub, OpenAI, Anthropic, Google, Slack, Stripe, ...), bearer tokens, JWTs, private keys,
-    passwords in URLs or `password = ...` assignments. Memory is committed to git, so a secret must
-    never land there, whoever wrote it. One finding per secret, on the file line where it starts
-    (frontmatter included); rotate a key that was real. A file over 1 000 000 characters is not
-    scanned (it already fails `too-large`).
+    """The record contains nothing the `extract` redactor (`memcli.secrets`) would remove: API keys
+    (AWS, GitHub, OpenAI, Anthropic, Google, Slack, Stripe, ...), bearer tokens, JWTs, private
+    keys, passwords in URLs or `password = ...` assignments. One finding per secret, on the file
+    line where it starts (frontmatter included).
 
-    Passing: `the key is read from $OPENAI_API_KEY`.  Failing: `key: AKIAIOSFODNN7EXAMPLE`.
+    Why: memory is committed to git and shared, so a secret must never land there, whoever wrote
+    it; rotate a key that was real. A file over 1 000 000 characters is not scanned (it already
+    fails `too-large`).
+
+    Passing: `the key is read from $OPENAI_API_KEY`.
+    Failing: `key: AKIAIOSFODNN7EXAMPLE`, `postgres://app:s3cr3tPass@db/x`.
     """
 
     code, alias, severity = "secret", "E14", Severity.ERROR

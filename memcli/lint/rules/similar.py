@@ -103,12 +103,14 @@ def _groups(ctx: Context, slugs: list[str], seeds: list[str] | None) -> list[lis
 
 
 class SimilarSlugs(Rule):
-    """No crowd of near-identical slugs in one folder (warning when ≥ 3 slugs form a group within
-    Levenshtein distance 2 of each other; config `lint.similar_slug_distance`,
-    `lint.similar_slug_group`): merge them into one record.
+    """Warning: 3 or more slugs in one record folder form a connected group within Levenshtein
+    distance 2 of each other (config `lint.similar_slug_distance`, `lint.similar_slug_group`).
 
-    Passing: `use-sqlite`, `cache-policy`, `retry-budget`.
-    Failing: `api-retry`, `api-retry2`, `api-retrys` (each within distance 2 of another).
+    Why: a crowd of near-identical names means records are being added instead of merged. On the
+    commit and tool paths only groups containing a changed file are reported, on that file.
+
+    Passing: `api-retry`, `api-retries`, `cache` (only two within distance 2).
+    Failing: `api-retry`, `api-retry2`, `api-retrys`.
     """
 
     code, alias, severity, scope = "similar-slugs", "W03", Severity.WARNING, Scope.WORKSPACE

@@ -15,10 +15,14 @@ _SOURCED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
 
 
 class TooLarge(Rule):
-    """`memory/summary.md` stays under 20 000 characters; a decision, request or knowledge body
-    under 8 000 (config `lint.summary_max_chars`, `lint.body_max_chars`).
+    """`memory/summary.md` stays within 20 000 characters; a decision, request or knowledge body
+    within 8 000 (config `lint.summary_max_chars`, `lint.body_max_chars`).
 
-    Passing: a 3 000-character decision.  Failing: a 9 000-character knowledge body (split it).
+    Why: records are read whole into agent context; an oversized one crowds out everything else
+    and is usually several records in one.
+
+    Passing: an 8 000-character decision body.
+    Failing: an 8 001-character knowledge body (split it), a 50 MB file.
     """
 
     code, alias, severity = "too-large", "E10", Severity.ERROR
@@ -42,8 +46,11 @@ class DescriptionTooLong(Rule):
     """A knowledge record loaded into every session (`model_invocation: true`) keeps its
     `description` within 1 024 characters (config `lint.description_max_chars`).
 
-    Passing: a one-line description.  Failing: a 2 000-character description with
-    `model_invocation: true`.
+    Why: model-invoked descriptions are put into every agent session's context; a long one costs
+    tokens in every session whether it is used or not.
+
+    Passing: a one-line description.
+    Failing: a 1 025-character description with `model_invocation: true`.
     """
 
     code, alias, severity = "description-too-long", "E09", Severity.ERROR
@@ -65,10 +72,13 @@ class DescriptionTooLong(Rule):
 
 
 class LowValueLarge(Rule):
-    """A long record backed by a single Source is likely padding (body > 1 500 chars with exactly
-    one Source; config `lint.low_value_body_chars`, `lint.low_value_max_sources`).
+    """Warning: a long record backed by a single Source (body > 1 500 characters with exactly one
+    Source; config `lint.low_value_body_chars`, `lint.low_value_max_sources`).
 
-    Passing: a 400-character decision with one Source.  Failing: a 3 000-character one with one.
+    Why: much text from one short exchange is usually padding; trim it to what matters.
+
+    Passing: a 1 501-character decision with two Sources.
+    Failing: a 1 501-character decision with one Source.
     """
 
     code, alias, severity = "low-value-large", "W01", Severity.WARNING
@@ -86,10 +96,13 @@ class LowValueLarge(Rule):
 
 
 class SourcesOverflow(Rule):
-    """A record carries at most 10 Sources (config `lint.sources_overflow`); beyond that, keep the
-    ones that still support the text.
+    """Warning: a record carries more than 10 Sources (config `lint.sources_overflow`).
 
-    Passing: 3 Sources.  Failing: 11 Sources.
+    Why: Sources pile up as a record is updated; past a handful, keep the ones that still
+    support the text, or split the record.
+
+    Passing: 10 Sources.
+    Failing: 11 Sources.
     """
 
     code, alias, severity = "sources-overflow", "W02", Severity.WARNING

@@ -13,7 +13,10 @@ from memcli.workspace import KIND_DIRS, Kind, locate
 
 
 class WorkflowReadonly(Rule):
-    """Tools never write under `memory/workflow/`: workflows are human-written procedures.
+    """Tool path only: a memory tool never writes, edits or deletes under `memory/workflow/`.
+
+    Why: workflows are procedures humans wrote and vouch for; a model must not rewrite them.
+    Human edits (commit and CI paths) are not restricted.
 
     Passing (tool path): an edit of `memory/decisions/x.md`.
     Failing (tool path): any write, edit or delete of `memory/workflow/deploy.md`.
@@ -29,7 +32,10 @@ class WorkflowReadonly(Rule):
 
 
 class SlugExists(Rule):
-    """A tool "create" of a slug that already exists is refused: edit the existing record instead.
+    """Tool path only: a "create" of a slug that already exists is refused.
+
+    Why: a model that creates instead of editing would overwrite a record it never read; the
+    refusal tells it to read and edit the existing one.
 
     Passing (tool path): create `knowledge/new-topic.md`.
     Failing (tool path): create `knowledge/sqlite-tuning.md` when it exists.
@@ -55,8 +61,11 @@ def _source_keys(raw: list[Any]) -> list[tuple[str, int, int]]:
 
 
 class SourceNotProvided(Rule):
-    """Every Source a tool write adds is either already on the record or one of the staging
-    Sources handed to this run: Sources are machine facts, a model never invents them.
+    """Tool path only (consolidation): every Source a write adds is either already on the record or
+    one of the staging Sources handed to this run.
+
+    Why: Sources are machine facts that point into real transcripts; a model must copy them,
+    never invent them.
 
     Passing (tool path): a decision citing a staging item's Source.
     Failing (tool path): a decision citing `{session_id: made-up, range: [0, 3]}`.
