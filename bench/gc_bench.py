@@ -34,7 +34,8 @@ import resource, runpy, sys
 sys.argv = sys.argv[1:]
 try:
     if sys.argv[0] == "floor":
-        exec(sys.argv[1], {"__name__": "__floor__", "sys": type("S", (), {"argv": [None, sys.argv[2]]})})
+        code, sys.argv = sys.argv[1], ["floor", sys.argv[2]]  # the floor script reads sys.argv[1]
+        exec(code, {"__name__": "__floor__"})
     else:
         from memcli.cli import app
         try:
