@@ -24,7 +24,7 @@ from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
 from memcli.workspace import Workspace
 
-JOURNAL_NAME = "consolidate-apply.json"
+JOURNAL_NAME = "consolidate-apply.journal"  # not *.json: never mistaken for a staging file
 
 
 class ApplyFailed(MemcliError):
