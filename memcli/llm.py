@@ -161,7 +161,7 @@ class Gateway:
         litellm = _litellm()
         try:
             _, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
-        except Exception:  # litellm raises its BadRequestError for an unknown provider prefix
+        except litellm.BadRequestError:  # litellm's answer to an unknown provider prefix
             raise ConfigError(
                 f"unknown model {self.model!r}: use a litellm model string with a provider prefix, "
                 "e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/qwen2.5") from None
@@ -265,7 +265,9 @@ class Gateway:
                 self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
                 if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
                     raise LLMError(f"model {self.model} needs an API key: {_short(exc)}") from None
-                if attempt >= self.retries:
+                # A refused connection rarely heals within a backoff: one retry, then say so.
+                limit = min(self.retries, 1) if _unreachable(exc) else self.retries
+                if attempt >= limit:
                     raise LLMError(_give_up(self, exc, attempt + 1)) from None
                 time.sleep(self._backoff(attempt))
                 attempt += 1

@@ -73,14 +73,14 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out(json.dumps(tally.as_dict(), ensure_ascii=False, indent=2))
         return
     p, s = tally.plan, tally.status
-    _out(f"sessions: {p.sessions} extracted, {p.up_to_date} up to date, "
+    _out(f"sessions: {p.sessions} with new entries, {p.up_to_date} up to date, "
          f"{len(p.waiting)} still active (waiting)")
     for session_id, reason in p.reset:
         _out(f"  re-extracted {session_id}: the file {reason} since it was last extracted")
     for line in p.unreadable:
         _out(f"  unreadable {line}")
-    _out(f"chunks:   {len(p.work)} ({s['done']} extracted, {s['recovered']} recovered, {s['failed']} failed, "
-         f"{s['skipped']} not started)")
+    _out(f"chunks:   {len(p.work)} ({s['done']} extracted, {s['recovered']} recovered, "
+         f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
     _out("items:    " + ", ".join(f"{n} {k}" for k, n in tally.items.items()))
     cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
     _out(f"tokens:   {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
