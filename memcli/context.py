@@ -5,7 +5,8 @@ cut to a token budget and closed by one line saying what was cut. Order, most us
 the summary (the project's current state), then knowledge by kind — rule, policy, howto, fact, term
 (constraints an agent must obey before procedures, procedures before look-ups) — newest
 `updated_at` first within a kind, slug as the tie-break, so the output is deterministic.
-Broken records (the Linter's parse/schema errors) are skipped and listed in JSON, never fatal.
+Broken records (the Linter's parse, schema and slug errors) are skipped and listed in JSON, never
+fatal.
 Decisions are not part of the resident context, so a replaced decision never appears.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 from memcli.errors import EXIT_OK, UsageError
 from memcli.lint.snapshot import Snapshot
+from memcli.slug import is_valid_slug
 from memcli.tokens import TokenCounter, get_counter
 from memcli.workspace import SUMMARY_PATH, Kind, Workspace
 
@@ -79,7 +81,7 @@ def resident_entries(snapshot: Snapshot) -> tuple[list[Entry], list[str]]:
     for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
         rec = snapshot.record(path)
         model = rec.model
-        if model is None:
+        if model is None or not is_valid_slug(slug):  # what `memcli lint` rejects is not shown
             skipped.append(path)
             continue
         if not model.model_invocation:  # the parser maps the old spelling `model_invokation` here

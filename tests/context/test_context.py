@@ -95,10 +95,12 @@ def test_replaced_decisions_and_broken_records_never_appear(tmp_path: Path, writ
     write(tmp_path, "knowledge/no-kind.md", "description: d\nmodel_invocation: true\n", "x")
     (tmp_path / "knowledge" / "binary.md").write_bytes(b"\x00\x01\x02")
     knowledge(tmp_path, "fine", "A valid entry.")
+    knowledge(tmp_path, "Bad_Slug", "A valid record under an invalid file name.")
     result = build_context(Workspace.open(tmp_path))
     assert "sync-job-runner" not in result.text and "synchronously" not in result.text
     assert [e.slug for e in result.shown] == ["fine"]
-    assert result.skipped == ("knowledge/binary.md", "knowledge/broken.md", "knowledge/no-kind.md")
+    assert result.skipped == ("knowledge/Bad_Slug.md", "knowledge/binary.md", "knowledge/broken.md",
+                              "knowledge/no-kind.md")
     assert result.summary_path is None
 
 
