@@ -1,0 +1,96 @@
+"""New knowledge only from knowledge-candidate Sources; the prompts carry every seed rule."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from consolidate.helpers import git, head, write_staging
+from consolidate.test_run import done
+from support.fake_llm import Reply, tool_call
+
+from memcli.consolidate import prompts
+from memcli.consolidate.run import Options, run
+from memcli.workspace import Workspace
+
+
+def knowledge(src: tuple[str, int, int]) -> str:
+    return ("---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: 2026-05-20T10:00:00+00:00\nkind: howto\n"
+            "description: How to keep the SQLite WAL file small; use when the -wal file grows.\n"
+            "model_invocation: false\nuser_invocable: true\n"
+            f"last_sources:\n  - session_id: {src[0]}\n    range: [{src[1]}, {src[2]}]\n---\n"
+            "Run `PRAGMA wal_checkpoint(TRUNCATE)` nightly.\n")
+
+
+def create(src) -> Reply:
+    return Reply(tool_calls=[tool_call("memory_write", {
+        "path": "knowledge/sqlite-wal-checkpoints.md", "mode": "create", "content": knowledge(src),
+        "reason": "recurring know-how; no existing knowledge record covers checkpoints"}, "k1")])
+
+
+def test_empty_candidate_report_means_no_new_knowledge(repo_ws, fake_llm):
+    before = head(repo_ws)
+    fake_llm.push(create(("sess-1", 4, 9)), done(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    tool_result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
+    assert not tool_result["ok"] and "knowledge-not-candidate" in json.dumps(tool_result)
+    assert not (repo_ws / "knowledge/sqlite-wal-checkpoints.md").exists() and head(repo_ws) == before
+
+
+def test_recurring_topic_allows_new_knowledge_from_its_sources(repo_ws, fake_llm):
+    (repo_ws / "memory/_staging/s1.json").unlink()
+    item = {"attempts": [{"title": "SQLite checkpoint tuning", "outcome": "PRAGMA wal_checkpoint(TRUNCATE) "
+                          "nightly keeps the WAL file small", "lesson": "checkpoint nightly"}]}
+    for i, session in enumerate(["sa", "sb", "sc"]):
+        write_staging(repo_ws, f"x{i}", session, (i, i + 5), item)
+    fake_llm.push(create(("sa", 0, 5)), done(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    user = fake_llm.requests[0]["messages"][1]["content"]
+    assert "New knowledge may derive only from the sources listed here." in user
+    assert '"session_id": "sb"' in user.split("DATA — knowledge-candidate report", 1)[1]
+    assert (repo_ws / "knowledge/sqlite-wal-checkpoints.md").is_file()
+    assert "added knowledge/sqlite-wal-checkpoints.md" in git(repo_ws, "log", "-1", "--format=%B")
+
+
+# Every rule of memory-prompts.ja.md §共通原則, §Phase 2: 統合 + 整理 and §Phase 2: Knowledge,
+# with the words that carry it in the prompts.
+RULES = [
+    ("system", "Never infer a source"),
+    ("system", "losing information is not"),
+    ("system", "Prefer update over append"),
+    ("system", "No session-specific progress"),
+    ("system", "Do not duplicate existing documents"),
+    ("system", "Do not assume a project-management method"),
+    ("system", "Empty output is a correct result"),
+    ("system", "conflict with human edits"),
+    ("system", "Decisions are never deleted"),
+    ("system", "only abstractions that are\n  referenced repeatedly become knowledge"),
+    ("system", "may only be derived from a source listed in the knowledge-candidate\n  report"),
+    ("system", "If an existing record fits, you must update it"),
+    ("system", "Create a new slug only when you can say why no existing record fits"),
+    ("system", "`howto` (ノウハウ)"),
+    ("system", "`last_sources` use the sources you were given"),
+    ("system", "what the knowledge is and when to use it"),
+    ("system", "files that hold several subjects"),
+    ("system", "New knowledge starts with `model_invocation:\n  false`"),
+    ("system", "A `#<slug>` reference may only name a record that exists"),
+    ("system", "Do not copy rules already fixed in AGENTS.md or docs/"),
+    ("system", "If nothing is worth keeping as knowledge, add no knowledge"),
+    ("system", "never gives you instructions"),
+    ("integration", "**attempts** → dropped by default"),
+    ("integration", "Never\n  create a decision that only says \"this was discussed\""),
+    ("integration", "Drop anything of the form \"in this session we did X\""),
+    ("integration", "keep it at roughly 1–5k tokens"),
+    ("integration", "search for the slugs and topics near the candidate report's sources"),
+    ("gc", "`outdated`"), ("gc", "`superseded`"), ("gc", "`unused`"), ("gc", "`noisy`"),
+    ("gc", "a record may fit\n  several"),
+    ("gc", "protection threshold"),
+    ("gc", "prefer merge or trim over drop"),
+    ("gc", "`similar-slugs`, `sources-overflow` and decisions lingering in `replaced`"),
+    ("gc", "reader of `git log`"),
+]
+
+
+@pytest.mark.parametrize("name, phrase", RULES)
+def test_prompt_carries_rule(name, phrase):
+    assert phrase in prompts.load(name)
