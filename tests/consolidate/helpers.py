@@ -89,3 +89,21 @@ def decision(body: str, sources: list[tuple[str, int, int]], status: str = "reso
     extra = f"replaced_by: {replaced_by}\n" if replaced_by else ""
     return (f"---\ncreated_at: {created}\nupdated_at: 2026-05-20T10:00:00+00:00\nstatus: {status}\n"
             f"{extra}sources:\n{src}---\n{body}\n")
+
+
+def make_unwritable(folder: Path):
+    """Make creating files in `folder` fail with a real OS error; returns the undo, or None when this
+    machine cannot (root without chattr support). Root ignores permission bits, so root uses the
+    immutable attribute."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        return lambda: folder.chmod(mode)
+    if shutil.which("chattr") is None:
+        return None
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        return None
+    return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)

@@ -4,11 +4,9 @@ before (or exactly the committed result), and the message says what happened."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import pytest
-from consolidate.helpers import decision, git, head, snapshot
+from consolidate.helpers import decision, git, head, make_unwritable, snapshot
 from consolidate.test_run import NEW, done, replace_old, write_new_decision
 from support.fake_llm import Reply, tool_call
 
@@ -156,11 +154,10 @@ def test_pre_commit_hook_rejecting_commit_rolls_back(repo_ws, fake_llm, capsys):
     _unchanged(repo_ws, before)
 
 
-@pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
 def test_disk_write_failing_during_apply(repo_ws, fake_llm, capsys):
-    folder = repo_ws / "memory/requests"
-    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-        pytest.skip("no immutable attribute here")
+    undo = make_unwritable(repo_ws / "memory/requests")
+    if undo is None:
+        pytest.skip("cannot make a folder unwritable here")
     try:
         before = (snapshot(repo_ws), head(repo_ws))
         new_request = Reply(tool_calls=[tool_call("memory_write", {
@@ -173,7 +170,7 @@ def test_disk_write_failing_during_apply(repo_ws, fake_llm, capsys):
         fake_llm.push(write_new_decision(), new_request, done(), replace_old(), done())
         _fails(repo_ws, capsys, "cannot write memory/requests/jp-commits.md", "put back")
     finally:
-        subprocess.run(["chattr", "-i", str(folder)], check=True)
+        undo()
     _unchanged(repo_ws, before)
 
 

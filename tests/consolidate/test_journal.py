@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
-import subprocess
 
 import pytest
-from consolidate.helpers import git, head, init_repo, snapshot, write_staging
+from consolidate.helpers import git, head, init_repo, make_unwritable, snapshot, write_staging
 
 from memcli.consolidate import gitops, journal
 from memcli.consolidate.scratch import FileChange
@@ -62,19 +60,18 @@ def test_rejecting_pre_commit_hook_rolls_everything_back(repo_ws):
     assert git(ws.root, "status", "--porcelain").strip() == ""
 
 
-@pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
 def test_write_failure_mid_apply_restores_files(repo_ws):
     ws = repo_ws
-    folder = ws.abspath("memory/requests")
-    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-        pytest.skip("filesystem does not support the immutable attribute")
+    undo = make_unwritable(ws.abspath("memory/requests"))
+    if undo is None:
+        pytest.skip("cannot make a folder unwritable here")
     try:
         before, before_head = snapshot(ws.root), head(ws.root)
         with pytest.raises(journal.ApplyFailed, match="cannot write memory/requests/new-request.md"):
             repo = gitops.open_repo(ws)
             journal.apply(ws, _changes(ws), run_id="r1", consumed=["s1"], repo=repo, message="m")
     finally:
-        subprocess.run(["chattr", "-i", str(folder)], check=True)
+        undo()
     assert snapshot(ws.root) == before and head(ws.root) == before_head
 
 
