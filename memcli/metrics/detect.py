@@ -54,6 +54,7 @@ _READERS = frozenset({
     "cat", "head", "tail", "less", "more", "sed", "awk", "bat", "batcat", "nl", "view", "vi", "vim",
     "nvim", "grep", "egrep", "rg", "open", "xdg-open", "code", "type", "get-content", "glow", "mdcat",
 })
+# memcli has no such command today; an agent guessing one (or a future one) still means a use.
 _MEMCLI_READS = frozenset({"show", "read", "cat", "open", "get"})
 _PREFIXES = frozenset({"sudo", "command", "time", "nice", "env", "xargs"})
 _SLUG_ONLY = re.compile(_SLUG + r"$")
