@@ -58,6 +58,14 @@ class LLMError(MemcliError):
     """The model could not be reached or answered unusably; the message says what to fix."""
 
 
+class RequestRefused(LLMError):
+    """The server rejected the request itself (HTTP 400): unsupported parameter, context too long."""
+
+    def __init__(self, message: str, context_window: bool = False) -> None:
+        super().__init__(message)
+        self.context_window = context_window
+
+
 class InvalidOutput(LLMError):
     """The model kept answering something that does not validate. Carries the tokens spent."""
 
@@ -218,7 +226,6 @@ class Gateway:
     def _structured_call(
         self, messages: list[dict[str, Any]], schema: type[BaseModel]
     ) -> tuple[Any, CallUsage]:
-        litellm = _litellm()
         json_schema = schema.model_json_schema()
         while True:
             mode = self._mode
@@ -234,16 +241,16 @@ class Gateway:
                         "against this JSON Schema:\n" + json.dumps(json_schema, ensure_ascii=False)}]
             try:
                 return self._call(sent, params)
-            except (litellm.BadRequestError, litellm.UnsupportedParamsError) as exc:
-                if isinstance(exc, litellm.ContextWindowExceededError) or mode == "prompt" \
-                        or self.structured_mode != "auto":
-                    raise LLMError(f"model {self.model} refused the request: {_short(exc)}") from None
+            except RequestRefused as exc:
+                if exc.context_window or mode == "prompt" or self.structured_mode != "auto":
+                    raise
                 with self._lock:  # remember the downgrade for every later call of this run
                     if self._mode == mode:
                         self._mode = _MODES[_MODES.index(mode) + 1]
 
     def _call(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> tuple[Any, CallUsage]:
         litellm = _litellm()
+        import openai  # litellm's own dependency; the base class of every error it raises
         retryable = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
                      litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
         attempt = 0
@@ -261,6 +268,10 @@ class Gateway:
                 self._log(started, None, f"not-found: {_short(exc)}")
                 raise LLMError(f"model {self.model} not found on the server ({_short(exc)}); "
                                "check memory.*_model / --model") from None
+            except (litellm.BadRequestError, litellm.UnsupportedParamsError) as exc:
+                self._log(started, None, f"refused: {_short(exc)}")
+                raise RequestRefused(f"model {self.model} refused the request: {_short(exc)}",
+                                     isinstance(exc, litellm.ContextWindowExceededError)) from None
             except retryable as exc:
                 self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
                 if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
@@ -273,13 +284,22 @@ class Gateway:
                 attempt += 1
                 continue
             except litellm.APIError as exc:
-                # Includes unparseable bodies from a broken server: transient or not, bounded.
+                # litellm's catch-all: unparseable bodies from a broken server, unmapped statuses.
                 self._log(started, None, f"api-error: {_short(exc)}")
-                if isinstance(exc, litellm.BadRequestError) or attempt >= self.retries:
-                    raise
+                status = getattr(exc, "status_code", None)
+                if status in (401, 403):
+                    raise LLMError(f"model {self.model}: the provider rejected the key ({_short(exc)}); "
+                                   "check the provider's API key environment variable") from None
+                if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409):
+                    raise LLMError(f"model {self.model} failed: HTTP {status}: {_short(exc)}") from None
+                if attempt >= self.retries:
+                    raise LLMError(_give_up(self, exc, attempt + 1)) from None
                 time.sleep(self._backoff(attempt))
                 attempt += 1
                 continue
+            except openai.OpenAIError as exc:  # every other provider error litellm maps (422, policy...)
+                self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
+                raise LLMError(f"model {self.model} failed: {type(exc).__name__}: {_short(exc)}") from None
             usage = self._usage(litellm, response)
             self._log(started, usage, None)
             return response, usage

@@ -204,3 +204,25 @@ def test_importing_memcli_does_not_import_litellm() -> None:
     code = ("import sys, memcli.cli, memcli.llm, memcli.secrets; "
             "sys.exit(1 if 'litellm' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("status, message", [
+    (400, "refused the request"), (401, "rejected the key"), (403, "rejected the key"),
+    (404, "not found on the server"), (422, "refused the request"), (418, "failed"),
+])
+def test_provider_errors_are_one_line_llm_errors(fake_llm: FakeLLM, status: int, message: str) -> None:
+    fake_llm.responder = lambda body: Reply(status=status, error_message=f"scripted {status}")
+    with pytest.raises(LLMError) as info:
+        gw(fake_llm).chat([{"role": "user", "content": "hi"}])
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert fake_llm.calls == 1  # not retried
+
+
+def test_structured_400_in_prompt_mode_is_refused_not_retried(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = lambda body: Reply(status=400, error_message="bad request")
+    with pytest.raises(LLMError, match="refused the request"):
+        gw(fake_llm).structured(ASK, ExtractedItems)
+    assert fake_llm.calls == 3  # json_schema → json_object → prompt, then the error
+    with pytest.raises(LLMError, match="refused the request"):
+        gw(fake_llm, structured_mode="json_schema").structured(ASK, ExtractedItems)
+    assert fake_llm.calls == 4  # a forced mode never degrades
