@@ -24,18 +24,19 @@ from memcli.search.records import IndexedRecord, read_record
 from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- docs stays small (no text): every query scans it for freshness, filters and slugs.
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
-  status TEXT, description TEXT NOT NULL, summary TEXT NOT NULL, body TEXT NOT NULL,
-  model_invocation INTEGER, parse_error TEXT);
+  status TEXT, model_invocation INTEGER, parse_error TEXT);
+CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body, tokenize = "unicode61 remove_diacritics 0");
 """
 
@@ -187,8 +188,7 @@ class SearchIndex:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             for doc_id in gone:
-                self.conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
-                self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+                self._drop(doc_id)
             for rel, st in todo:
                 try:
                     data = (self.root / rel).read_bytes()
@@ -215,18 +215,22 @@ class SearchIndex:
     def _store(self, rec: IndexedRecord, doc_id: int | None, st: os.stat_result, now: int,
                digest: str) -> None:
         if doc_id is not None:
-            self.conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
-            self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+            self._drop(doc_id)
         cur = self.conn.execute(
-            "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status, description,"
-            " summary, body, model_invocation, parse_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status,"
+            " model_invocation, parse_error) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (rec.path, st.st_mtime_ns, st.st_size, now, digest, rec.type, rec.slug, rec.kind, rec.status,
-             rec.description, rec.summary, rec.body, rec.model_invocation, rec.parse_error),
+             rec.model_invocation, rec.parse_error),
         )
+        self.conn.execute("INSERT INTO texts VALUES (?,?,?)", (cur.lastrowid, rec.summary, rec.body))
         self.conn.execute(
             "INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
             (cur.lastrowid, rec.slug_terms, rec.description_terms, rec.body_terms),
         )
+
+    def _drop(self, doc_id: int) -> None:
+        for table, key in (("docs", "id"), ("texts", "id"), ("fts", "rowid")):
+            self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (doc_id,))
 
     def search(self, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
                status: str | None = None, include_replaced: bool = False, limit: int = 10) -> list[SearchHit]:

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
-COORD = 0.5  # see _coordinated; +1 point recall@5/10 on LoCoMo
 _CANDIDATES = 200
 _NON_SLUG = re.compile(r"[^\w]+")
 
@@ -70,19 +69,11 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         "SELECT d.id, -bm25(fts, ?, ?, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid"
         f" WHERE fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
     )
-    n = max(limit, _CANDIDATES)
-    scores = _coordinated(index, _run(index, sql, [*weights, fts_query(groups), *args, n]), groups)
-    if expand.FEEDBACK_WEIGHT > 0 and len(scores) > 1 and index.size() >= expand.MIN_RECORDS:
-        firsts = sorted(scores, key=lambda d: -scores[d])[: expand.FEEDBACK_DOCS]
-        used = {t for g in groups for t in g}
-        extra = expand.feedback_terms(index.conn, firsts, used)
-        if extra:
-            extra_groups = [[t] for t in extra]
-            more = _coordinated(index, _run(index, sql, [*weights, fts_query(extra_groups), *args, n]),
-                                extra_groups)
-            for doc_id, score in more.items():
-                if doc_id in scores:  # reorder only: every hit still contains a query word
-                    scores[doc_id] += expand.FEEDBACK_WEIGHT * score
+    scores = _run(index, sql, [*weights, fts_query(groups), *args, max(limit, _CANDIDATES)])
+    if scores:
+        terms = expand.candidate_terms(index.conn, list(scores))
+        expand.coord(scores, terms, groups)
+        expand.feedback(scores, terms, {t for g in groups for t in g}, index.size())
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
@@ -97,30 +88,10 @@ def _run(index: SearchIndex, sql: str, args: list[object]) -> dict[int, float]:
         return {}
 
 
-def _coordinated(index: SearchIndex, scores: dict[int, float], groups: list[list[str]]) -> dict[int, float]:
-    """Scale each score by the share of query groups the record contains, to the power COORD.
-
-    BM25 lets one rare word outweigh several common ones; for memory questions a record that
-    matches more of the question's words is more often the answer (Lucene's old "coord" factor).
-    """
-    if len(groups) < 2 or not scores or COORD == 0:
-        return scores
-    ids = list(scores)
-    rows = index.conn.execute(
-        f"SELECT rowid, slug || ' ' || description || ' ' || body FROM fts"
-        f" WHERE rowid IN ({','.join('?' * len(ids))})", ids,
-    )
-    for doc_id, text in rows:
-        terms = set(text.split())
-        matched = sum(all(t in terms for t in group) for group in groups)
-        scores[doc_id] *= (max(matched, 1) / len(groups)) ** COORD
-    return scores
-
-
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
     row = index.conn.execute(
         "SELECT slug, path, type, summary, body, kind, status, model_invocation, parse_error"
-        " FROM docs WHERE id = ?", (doc_id,)
+        " FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
     ).fetchone()
     slug, path, type_, summary, body, kind, status, invocation, error = row
     return SearchHit(

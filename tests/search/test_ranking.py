@@ -168,7 +168,7 @@ def test_feedback_reorders_but_never_brings_in_records_without_query_words(recor
 
 
 def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
-    from memcli.search.expand import feedback_terms
+    from memcli.search.expand import candidate_terms, feedback_terms
     from memcli.search.text import index_terms
 
     _big_workspace(records)
@@ -177,6 +177,8 @@ def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
     with SearchIndex(records.root) as index:
         index.refresh()
         ids = [row[0] for row in index.conn.execute("SELECT id FROM docs WHERE slug LIKE 'adoption-%'")]
-        terms = feedback_terms(index.conn, ids, {"adopt"}, n_terms=3)
+        every = candidate_terms(index.conn, [row[0] for row in index.conn.execute("SELECT id FROM docs")])
+        firsts = [every[i] for i in ids]
+        terms = list(feedback_terms(firsts, every, {"adopt"}))
     assert terms[0] == index_terms("agencies")  # in both first hits, nowhere else
     assert "adopt" not in terms and index_terms("note") not in terms
