@@ -54,7 +54,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     if stale:
         model_name = resolve_model(workspace, "extract", model)
         old = [s for s in ledger.all_spans() if s.prompt_version != version or s.model != model_name]
-        if not redo:
+        if not redo or dry_run:  # a dry run never changes the ledger: it lists what --redo would redo
             print_stale(old, version, model_name, as_json)
             return 0
         gateway = Gateway.from_config(workspace, "extract", model)  # fail before forgetting anything

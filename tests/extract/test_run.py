@@ -139,6 +139,8 @@ def test_stale_lists_and_redoes_spans_of_an_old_model(fake_llm: FakeLLM, ws: Wor
     assert run(ws, stale=True, as_json=True, model="openai/other-model") == 0
     assert [r["session_id"] for r in json.loads(capsys.readouterr().out)["stale"]] == ["a"]
     calls = fake_llm.calls
+    assert run(ws, paths=[a, b], stale=True, redo=True, dry_run=True) == 0  # lists, changes nothing
+    assert fake_llm.calls == calls and "  b:0-1  " in capsys.readouterr().out
     assert run(ws, paths=[a, b], stale=True, redo=True) == 0
     assert fake_llm.calls == calls + 1  # only b's span again
     assert sorted((f.source.session_id, f.model) for f in staged(ws)) == [
