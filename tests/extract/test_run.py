@@ -209,6 +209,8 @@ def test_concurrency_is_bounded(fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.responder = lambda body: Reply(content="{}", delay=0.2)
     assert run(ws, paths=[tmp_path / "t"]) == 0
     assert fake_llm.calls == 9 and fake_llm.max_in_flight == 3
+    rows = [json.loads(line) for line in (ws.state_dir / "llm-calls.jsonl").read_text().splitlines()]
+    assert len(rows) == 9 and all(r["ok"] and r["role"] == "extract" for r in rows)  # no torn lines
 
 
 def test_dry_run_sends_nothing_and_shows_redacted_text(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path,
