@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -67,12 +68,20 @@ def run(
     fmt = resolve_format(fmt)
     targets = _targets(workspace, paths, paths_only)
     cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint) if use_cache else None
-    findings = lint(workspace, targets, snapshot=Snapshot(workspace, cache=cache))
+    snapshot = Snapshot(workspace, cache=cache)
+    # Parsing thousands of records allocates millions of small objects that all stay alive until
+    # the end and form no cycles: the cyclic GC would re-scan them again and again for nothing
+    # (measured: up to half the run time on a 10 000-record workspace).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        findings = lint(workspace, targets, snapshot=snapshot)
+    finally:
+        if collecting:
+            gc.enable()
     if cache is not None:
         cache.save(whole=targets is None)
-    checked = len(
-        [p for p in (targets if targets is not None else workspace.iter_files()) if not locate(p).ignored]
-    )
+    checked = len([p for p in (targets if targets is not None else snapshot.files) if not locate(p).ignored])
     if fmt == "json":
         print(render_json(findings, checked))
     elif fmt == "sarif":

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from memcli.lint.cache import ResultCache
 
 T = TypeVar("T")
+_FOLDER_KINDS = {folder: kind for kind, folder in KIND_DIRS.items()}
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,12 @@ class Snapshot:
         """Kind → slug → path of every file that sits in a record location."""
         out: dict[Kind, dict[str, str]] = {kind: {} for kind in Kind}
         for path in self.files:
+            # Fast path for the common `<kind folder>/<slug>.md` (this runs over every file).
+            folder, _, name = path.rpartition("/")
+            kind = _FOLDER_KINDS.get(folder)
+            if kind is not None and name.endswith(".md") and not name.startswith("."):
+                out[kind][name[:-3]] = path
+                continue
             loc = locate(path)
             if loc.kind is not None and loc.slug is not None:
                 out[loc.kind][loc.slug] = path

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from memcli.records import fastyaml
 from memcli.records.models import FIELD_ALIASES, MODELS
 from memcli.workspace import Kind
 
@@ -107,7 +108,11 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
         key_lines, duplicates = _walk_lines(node)
         if duplicates:  # YAML would silently keep the last value: refuse instead
             return None, key_lines, "; ".join(m for m, _ in duplicates), duplicates[0][1]
-        return loader.construct_document(node), key_lines, None, None
+        try:
+            data = fastyaml.construct(loader, node)
+        except fastyaml.Unsupported:
+            data = loader.construct_document(node)
+        return data, key_lines, None, None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark else None

@@ -1,0 +1,69 @@
+"""A lean constructor for the plain YAML that frontmatter nearly always is.
+
+PyYAML's libyaml binding parses and composes in C, but builds Python objects in pure Python
+through a general machinery (generators, deep/shallow passes, tag dispatch) that costs most of a
+record's parse time. Frontmatter is mappings, lists and core-schema scalars, so those are built
+directly here — scalars through PyYAML's own scalar constructors, so values are identical. Anything
+else (merge keys, explicit or unknown tags, complex keys, self-referencing anchors) raises
+`Unsupported`, and the caller uses the full constructor, which gives the same result or the same
+error as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+_T = "tag:yaml.org,2002:"
+_STR, _SEQ, _MAP = _T + "str", _T + "seq", _T + "map"
+_SCALARS = {
+    _T + "int": "construct_yaml_int",
+    _T + "float": "construct_yaml_float",
+    _T + "bool": "construct_yaml_bool",
+    _T + "null": "construct_yaml_null",
+    _T + "timestamp": "construct_yaml_timestamp",
+}
+
+
+class Unsupported(Exception):
+    """The node needs the full constructor."""
+
+
+def construct(loader: Any, root: Node) -> Any:
+    """The Python value of `root`, built like `loader.construct_document(root)` would."""
+    memo: dict[int, Any] = {}  # aliases share one object, as with PyYAML (and no blow-up)
+    active: set[int] = set()
+
+    def build(node: Node) -> Any:
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        if key in active:
+            raise Unsupported  # a recursive structure
+        tag = node.tag
+        if isinstance(node, ScalarNode):
+            if tag == _STR:
+                value: Any = node.value
+            elif tag in _SCALARS:
+                value = getattr(loader, _SCALARS[tag])(node)
+            else:
+                raise Unsupported
+        elif isinstance(node, SequenceNode) and tag == _SEQ:
+            active.add(key)
+            value = [build(child) for child in node.value]
+            active.discard(key)
+        elif isinstance(node, MappingNode) and tag == _MAP:
+            active.add(key)
+            value = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, *_SCALARS):
+                    raise Unsupported  # merge keys `<<`, complex keys
+                value[build(key_node)] = build(value_node)
+            active.discard(key)
+        else:
+            raise Unsupported
+        memo[key] = value
+        return value
+
+    return build(root)
