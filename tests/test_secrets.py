@@ -132,10 +132,11 @@ def test_ordinary_code_and_prose_is_not_a_secret(text: str) -> None:
     assert [m.kind for m in find_secrets(text)] == []
 
 
-# Every hit the detector makes on real files, each one explained. Anything else is a false positive.
-EXPECTED_HITS = {
-    # The Linter rule's own docstring shows AWS's documented example key as its failing example.
-    ("memcli/lint/rules/secret.py", "aws-access-key-id"),
+# Every file where the detector may hit, each one explained. Anything else is a false positive.
+EXPECTED_FILES = {
+    # The Linter rule's docstring shows its failing examples (AWS's documented example key
+    # AKIAIOSFODNN7EXAMPLE, a postgres URL with a password): genuine detections, on purpose.
+    "memcli/lint/rules/secret.py",
 }
 
 
@@ -157,7 +158,9 @@ def test_no_false_positives_on_memcli_source_and_real_transcripts() -> None:
         for match in find_secrets(text):
             hits.add((path.relative_to(REPO).as_posix(), match.kind))
     assert scanned > 1_000_000
-    assert hits <= EXPECTED_HITS, f"unexpected secret hits (false positives?): {sorted(hits - EXPECTED_HITS)}"
+    unexpected = sorted(h for h in hits if h[0] not in EXPECTED_FILES)
+    assert unexpected == [], f"unexpected secret hits (false positives?): {unexpected}"
+    assert ("memcli/lint/rules/secret.py", "aws-access-key-id") in hits  # the scan does see real ones
 
 
 def test_json_lines_stay_parseable_after_redaction() -> None:
