@@ -141,16 +141,15 @@ class SearchIndex:
                 entries = os.scandir(self.root / folder)
             except OSError:
                 continue
+            prefix = folder + "/"
             with entries:
                 for entry in entries:
                     name = entry.name
-                    if not name.endswith(".md") or name.startswith("."):
-                        continue
-                    if entry.is_file(follow_symlinks=False):
+                    if name.endswith(".md") and name[0] != "." and entry.is_file(follow_symlinks=False):
                         try:
-                            out[f"{folder}/{name}"] = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
+                            out[prefix + name] = entry.stat(follow_symlinks=False)
+                        except OSError:  # gone since the directory was read
+                            pass
         try:
             st = os.lstat(self.root / SUMMARY_PATH)
         except OSError:
@@ -168,19 +167,16 @@ class SearchIndex:
 
     def _refresh(self) -> RefreshStats:
         files = self._listing()
-        known = {
-            row[0]: row[1:]
-            for row in self.conn.execute("SELECT path, id, mtime_ns, size, checked_ns, hash FROM docs")
-        }
+        # (mtime, size) of the files whose mtime is old enough, when they were read, to be trusted.
+        rows = self.conn.execute(
+            "SELECT path, mtime_ns, size, checked_ns - mtime_ns > ? FROM docs", (_RACY_NS,)).fetchall()
+        trusted = {path: (mtime, size) for path, mtime, size, ok in rows if ok}
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != (st.st_mtime_ns, st.st_size)]
+        unchanged = len(files) - len(todo)
+        if not todo and len(rows) == len(files):  # same paths, none changed: the common case
+            return RefreshStats(unchanged=unchanged)
+        known = {row[0]: row[1:] for row in self.conn.execute("SELECT path, id, hash FROM docs")}
         gone = [known[p][0] for p in known.keys() - files.keys()]
-        todo: list[tuple[str, os.stat_result]] = []
-        unchanged = 0
-        for rel, st in files.items():
-            old = known.get(rel)
-            if old and old[1] == st.st_mtime_ns and old[2] == st.st_size and old[3] - old[1] > _RACY_NS:
-                unchanged += 1
-            else:
-                todo.append((rel, st))
         if not gone and not todo:
             return RefreshStats(unchanged=unchanged)
         added = updated = 0
@@ -196,7 +192,7 @@ class SearchIndex:
                     continue  # vanished or unreadable between listing and reading: next refresh
                 digest = hashlib.blake2b(data, digest_size=16).hexdigest()
                 old = known.get(rel)
-                if old and old[4] == digest:
+                if old and old[1] == digest:
                     self.conn.execute(
                         "UPDATE docs SET mtime_ns = ?, size = ?, checked_ns = ? WHERE id = ?",
                         (st.st_mtime_ns, st.st_size, now, old[0]),

@@ -83,3 +83,13 @@ def test_bad_arguments_are_one_line_errors(capsys, ws, args, needle):
     assert code == 2
     assert err.startswith("Error: ") and needle in err and err.count("\n") == 1
     assert "Traceback" not in err + out
+
+
+def test_broken_records_are_counted_under_the_table(capsys, ws, records):
+    records.write("memory/requests/broken.md", "no frontmatter but about sqlite")
+    code, out, _ = run_cli(capsys, "sqlite", "-w", str(ws))
+    assert code == 0 and "broken" in out
+    assert "1 file(s) in the index are not valid records" in out
+    _, out, _ = run_cli(capsys, "sqlite", "--json", "-w", str(ws))
+    broken = [h for h in json.loads(out) if h["slug"] == "broken"]
+    assert broken and "frontmatter" in broken[0]["parse_error"]

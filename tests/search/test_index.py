@@ -160,3 +160,11 @@ def test_unwritable_state_dir_falls_back_to_memory(records, tmp_path, monkeypatc
     with SearchIndex.for_workspace(ws) as index:
         assert index.db_path is None
         assert slugs(index.search("papaya")) == ["r1"]
+
+
+def test_delete_of_a_freshly_written_file_is_noticed(records):
+    path = records.request("fresh", "quince", age_s=None)  # too recent to be trusted by mtime
+    records.request("old", "quince")
+    assert len(search(records.root, "quince")) == 2
+    path.unlink()
+    assert slugs(search(records.root, "quince")) == ["old"]
