@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from memcli.lint.finding import Finding
 from memcli.lint.registry import FILE_RULES, TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
 from memcli.lint.rules.base import Change, Context
-from memcli.lint.snapshot import Snapshot
+from memcli.lint.snapshot import RecordFacts, Snapshot
 from memcli.workspace import Workspace, locate
 
 
@@ -33,10 +33,13 @@ def _record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Findin
         cached = cache.findings(path, data)
         if cached is not None:
             return cached
-    rec = snapshot.record(path)
+    rec = snapshot.parse(path)
     found = [f for rule in FILE_RULES for f in rule.check_record(rec, ctx)]
+    facts = RecordFacts.of(rec)
+    snapshot.note_facts(path, facts)
     if cache is not None and data is not None:
         cache.put_findings(path, data, found)
+        cache.put_facts(path, data, facts)
     return found
 
 

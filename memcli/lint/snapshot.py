@@ -64,6 +64,7 @@ class Snapshot:
         self._records: dict[str, ParsedRecord] = {}
         self._raw: dict[str, tuple[bytes | None, str | None]] = {}
         self._memo: dict[str, Any] = {}
+        self._facts: dict[str, RecordFacts] = {}
         # Results of earlier runs keyed by content hash; never consulted for overlaid (proposed) files.
         self.cache = cache
 
@@ -146,14 +147,25 @@ class Snapshot:
     def record(self, path: str) -> ParsedRecord:
         rec = self._records.get(path)
         if rec is None:
-            loc: Location = locate(path)
-            data, error = self.raw(path)
-            if data is None:
-                rec = ParsedRecord(path, loc.kind, loc.slug, parse_error=error)
-            else:
-                rec = parse_record(path, data, loc.kind, loc.slug)
+            rec = self.parse(path)
             self._records[path] = rec
         return rec
+
+    def parse(self, path: str) -> ParsedRecord:
+        """The parsed record, without keeping it (the Linter's pass over every file: holding
+        10 000 parsed records costs memory and time for nothing); `record()` keeps it."""
+        rec = self._records.get(path)
+        if rec is not None:
+            return rec
+        loc: Location = locate(path)
+        data, error = self.raw(path)
+        if data is None:
+            return ParsedRecord(path, loc.kind, loc.slug, parse_error=error)
+        return parse_record(path, data, loc.kind, loc.slug)
+
+    def note_facts(self, path: str, facts: RecordFacts) -> None:
+        """Facts of a record already parsed, so the reference rules need not parse it again."""
+        self._facts[path] = facts
 
     def records_with(self, kind: Kind, needle: bytes) -> list[ParsedRecord]:
         """Parsed records of `kind` whose raw bytes contain `needle` (a cheap pre-filter)."""
@@ -172,8 +184,8 @@ class Snapshot:
             data, _ = self.raw(path)
             if data is None or needle not in data:
                 continue
-            facts = None
-            use_cache = self.cache is not None and path not in self.overlay
+            facts = self._facts.get(path)
+            use_cache = facts is None and self.cache is not None and path not in self.overlay
             if use_cache:
                 facts = self.cache.facts(path, data)
             if facts is None:
@@ -191,3 +203,4 @@ class Snapshot:
         """Reuse `other`'s reads and parses for every path not in `except_paths` (same disk)."""
         self._raw = {p: v for p, v in other._raw.items() if p not in except_paths}
         self._records = {p: v for p, v in other._records.items() if p not in except_paths}
+        self._facts = {p: v for p, v in other._facts.items() if p not in except_paths}
