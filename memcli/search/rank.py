@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
-_CANDIDATES = 200
+_CANDIDATES = 100  # first-pass hits that coord and feedback re-score
 _NON_SLUG = re.compile(r"[^\w]+")
 
 
@@ -51,7 +51,10 @@ def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object])
     wanted = _NON_SLUG.sub("-", normalize(query)).strip("-")
     if len(wanted) < 4 or len(wanted) > 80:
         return {}
-    rows = index.conn.execute(f"SELECT d.id, d.slug FROM docs d WHERE 1 = 1{where}", args).fetchall()
+    # ratio ≥ 80 needs the shorter string to be at least 2/3 of the longer: skip the rest in SQL.
+    low, high = -(-2 * len(wanted) // 3), 3 * len(wanted) // 2
+    rows = index.conn.execute(f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where}",
+                              [low, high, *args]).fetchall()
     choices = {doc_id: slug for doc_id, slug in rows}
     found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=SLUG_CUTOFF, limit=20)
     return {doc_id: score / 100.0 for _, score, doc_id in found}
@@ -69,7 +72,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         "SELECT d.id, -bm25(fts, ?, ?, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid"
         f" WHERE fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
     )
-    scores = _run(index, sql, [*weights, fts_query(groups), *args, max(limit, _CANDIDATES)])
+    scores = _run(index, sql, [*weights, fts_query(groups), *args, max(8 * limit, _CANDIDATES)])
     if scores:
         terms = expand.candidate_terms(index.conn, list(scores))
         expand.coord(scores, terms, groups)
