@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from itertools import groupby
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from memcli.lint.finding import Finding
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("auto", "text", "json", "github", "sarif")
 
@@ -25,8 +26,20 @@ def summary_line(findings: Sequence[Finding], files: int) -> str:
     )
 
 
+def render_plain(findings: Sequence[Finding], files: int, out: TextIO) -> None:
+    """`render_text` without colour, for pipes, hooks and CI logs: the same lines, and no `rich`
+    import on the commit path."""
+    for path, group in groupby(findings, key=lambda f: f.path):
+        out.write(path + "\n")
+        for f in group:
+            out.write(f"  {path}:{f.line or 1}: {f.severity} {f.code} {f.message}\n")
+    out.write(summary_line(findings, files) + "\n")
+
+
 def render_text(findings: Sequence[Finding], files: int, console: Console) -> None:
     """Human output: grouped per file, `path:line: code message`, one total line."""
+    from rich.text import Text
+
     for path, group in groupby(findings, key=lambda f: f.path):
         console.print(Text(path, style="bold underline"))
         for f in group:

@@ -6,15 +6,17 @@ import gc
 import os
 import sys
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
-from memcli.lint.format import FORMATS, render_github, render_json, render_sarif, render_text
+from memcli.lint.format import FORMATS, render_github, render_json, render_plain, render_sarif, render_text
 from memcli.lint.snapshot import Snapshot
 from memcli.workspace import Workspace, locate
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def resolve_format(fmt: str) -> str:
@@ -55,6 +57,19 @@ def _targets(workspace: Workspace, paths: list[Path], paths_only: bool = False) 
     return out
 
 
+def _colour_wanted() -> bool:
+    """Colour on a terminal (as rich decides: FORCE_COLOR / NO_COLOR / TTY), plain otherwise."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(file=sys.stdout, highlight=False)
+
+
 def run(
     workspace: Workspace,
     paths: list[Path],
@@ -90,6 +105,9 @@ def run(
         prefix = os.path.relpath(workspace.root, Path.cwd()).replace(os.sep, "/")
         print(render_github(findings, checked, "" if prefix == "." else prefix + "/"))
     else:
-        render_text(findings, checked, console or Console(file=sys.stdout, highlight=False))
+        if console is None and not _colour_wanted():
+            render_plain(findings, checked, sys.stdout)
+        else:
+            render_text(findings, checked, console or _console())
     failed = any(f.is_error for f in findings) or (strict and findings)
     return EXIT_FINDINGS if failed else EXIT_OK

@@ -147,3 +147,30 @@ def test_folder_argument_and_workspace_found_from_the_path(ws: Path, capsys) -> 
     code, out, _ = _run(capsys, "--format", "json", str(ws / "memory"))
     data = json.loads(out)
     assert code == 1 and data["files"] == 3
+
+
+def test_plain_output_is_rich_output_without_colour() -> None:
+    import io
+
+    from rich.console import Console
+
+    from memcli.lint.format import render_plain, render_text
+
+    findings = [
+        Finding(
+            "memory/decisions/a.md",
+            4,
+            "invalid-status",
+            Severity.ERROR,
+            "status 'Done' is not one of ... " * 5,
+        ),
+        Finding("memory/decisions/a.md", None, "invalid-slug", Severity.ERROR, "日本語のメッセージ"),
+        Finding("knowledge/b.md", 8, "unknown-field", Severity.WARNING, "unknown field 'tags'"),
+    ]
+    plain, coloured = io.StringIO(), io.StringIO()
+    render_plain(findings, 2, plain)
+    render_text(findings, 2, Console(file=coloured, force_terminal=False, width=60, highlight=False))
+    assert plain.getvalue() == coloured.getvalue()
+    with_colour = io.StringIO()
+    render_text(findings, 2, Console(file=with_colour, force_terminal=True, width=60, highlight=False))
+    assert "\x1b[" in with_colour.getvalue()
