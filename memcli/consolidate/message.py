@@ -63,7 +63,7 @@ def file_reports(changes: Iterable[FileChange], journal: Iterable[Any]) -> list[
     for change in changes:
         mine = [e for e in entries if e.path == change.path]
         categories = tuple(dict.fromkeys(e.category for e in mine if e.category))
-        reasons = tuple(dict.fromkeys(e.reason for e in mine if e.reason))
+        reasons = tuple(dict.fromkeys(f"{e.op} ({e.phase}): {e.reason}" for e in mine if e.reason))
         out.append(
             FileReport(change.path, _outcome(change), categories, reasons or ("(no reason recorded)",),
                        _chars(change.old), _chars(change.new))

@@ -46,8 +46,8 @@ def test_success_commits_once_with_reasons_and_removes_staging(repo_ws, fake_llm
     assert "1 added, 0 updated, 1 replaced, 0 dropped" in out
     assert git(repo_ws, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     log = git(repo_ws, "log", "-1", "--format=%B")
-    assert f"added {NEW}" in log and "staging decision: jobs move to a worker process" in log
-    assert f"replaced {OLD} [superseded]" in log and "superseded by worker-process-for-jobs" in log
+    assert f"added {NEW}" in log and "create (integration): staging decision: jobs move" in log
+    assert f"replaced {OLD} [superseded]" in log and "edit (gc): superseded by worker-process-for-jobs" in log
     assert "→" in log
     assert not (repo_ws / "memory/_staging/s1.json").exists()
     assert [f for f in lint(Workspace.open(repo_ws)) if f.is_error] == []
