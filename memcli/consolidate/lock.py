@@ -39,6 +39,7 @@ class LockInfo:
     started_at: str
     run_id: str
     consumed: tuple[str, ...] = field(default_factory=tuple)
+    proc: str | None = None  # boot id + process start time: tells a reused pid from the owner
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -47,6 +48,7 @@ class LockInfo:
             "started_at": self.started_at,
             "run_id": self.run_id,
             "consumed": list(self.consumed),
+            "proc": self.proc,
         }
 
     def describe(self) -> str:
@@ -67,6 +69,18 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def process_tag(pid: int) -> str | None:
+    """Identity of a running process beyond its pid (Linux /proc); None where it cannot be told.
+    After a reboot or a long time, another process may carry the dead owner's pid."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
+
+
 def read_lock(ws: Workspace) -> LockInfo | None:
     """The current holder, or None when there is no lock (or it is unreadable and being written)."""
     try:
@@ -78,14 +92,21 @@ def read_lock(ws: Workspace) -> LockInfo | None:
             started_at=str(data["started_at"]),
             run_id=str(data.get("run_id", "")),
             consumed=tuple(str(x) for x in data.get("consumed", [])),
+            proc=data.get("proc") if isinstance(data.get("proc"), str) else None,
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def holder_alive(info: LockInfo) -> bool:
-    """False only when we can tell the owner is gone: same host and no such process."""
-    return info.host != socket.gethostname() or pid_alive(info.pid)
+    """False only when we can tell the owner is gone: same host, and no such process or a
+    different process under the same pid."""
+    if info.host != socket.gethostname():
+        return True
+    if not pid_alive(info.pid):
+        return False
+    now = process_tag(info.pid)
+    return info.proc is None or now is None or now == info.proc
 
 
 def _stale(ws: Workspace) -> bool:
@@ -132,6 +153,7 @@ def acquire(ws: Workspace, run_id: str, consumed: list[str]) -> LockInfo:
         started_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         run_id=run_id,
         consumed=tuple(consumed),
+        proc=process_tag(os.getpid()),
     )
     path = lock_path(ws)
     with _guard(ws):
@@ -154,7 +176,7 @@ def update(ws: Workspace, info: LockInfo, consumed: list[str]) -> LockInfo:
     """Record a new consumed set (a coalesced follow-up run) while still holding the lock."""
     from memcli.atomicio import atomic_write_text
 
-    new = LockInfo(info.pid, info.host, info.started_at, info.run_id, tuple(consumed))
+    new = LockInfo(info.pid, info.host, info.started_at, info.run_id, tuple(consumed), info.proc)
     atomic_write_text(lock_path(ws), json.dumps(new.to_json(), indent=2))
     return new
 

@@ -69,3 +69,18 @@ def test_update_records_new_consumed_set(tmp_path):
     ws = _ws(tmp_path)
     info = lock.update(ws, lock.acquire(ws, "r", ["a"]), ["b", "c"])
     assert lock.read_lock(ws).consumed == ("b", "c") == info.consumed
+
+
+def test_lock_of_reused_pid_is_reclaimed(tmp_path):
+    ws = _ws(tmp_path)
+    mine = lock.process_tag(os.getpid())
+    if mine is None:
+        pytest.skip("no /proc here")
+    host = socket.gethostname()
+    # our own pid, but recorded for a process that started at another time: the owner is gone
+    reused = {"pid": os.getpid(), "host": host, "started_at": "x", "run_id": "old", "consumed": [],
+              "proc": mine + "0"}
+    lock.lock_path(ws).write_text(json.dumps(reused))
+    assert lock.holder_alive(lock.read_lock(ws)) is False
+    assert lock.acquire(ws, "new", []).run_id == "new"
+    assert lock.holder_alive(lock.read_lock(ws)) is True
