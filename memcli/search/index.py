@@ -167,6 +167,24 @@ class SearchIndex:
 
     def _refresh(self) -> RefreshStats:
         files = self._listing()
+        # One digest of every (path, mtime, size): equal to the stored one means nothing changed,
+        # without reading 10 000 rows. It is stored only while every file is trusted by mtime+size.
+        listing = hashlib.blake2b(
+            "\n".join(f"{p}\0{st.st_mtime_ns}\0{st.st_size}" for p, st in files.items()).encode(),
+            digest_size=16).hexdigest()
+        stored = self.conn.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
+        if stored is not None and stored[0] == listing:
+            return RefreshStats(unchanged=len(files))
+        stats = self._sync(files)
+        racy = self.conn.execute(
+            "SELECT 1 FROM docs WHERE checked_ns - mtime_ns <= ? LIMIT 1", (_RACY_NS,)).fetchone()
+        if racy is None and self.size() == len(files):
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
+        elif stored is not None:
+            self.conn.execute("DELETE FROM meta WHERE key = 'listing'")
+        return stats
+
+    def _sync(self, files: dict[str, os.stat_result]) -> RefreshStats:
         # (mtime, size) of the files whose mtime is old enough, when they were read, to be trusted.
         rows = self.conn.execute(
             "SELECT path, mtime_ns, size, checked_ns - mtime_ns > ? FROM docs", (_RACY_NS,)).fetchall()
