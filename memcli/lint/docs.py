@@ -53,6 +53,12 @@ def render_markdown() -> str:
         "Errors fail `memcli lint` (exit 1); warnings fail it only under `--strict`. Thresholds are",
         "set in `memcli.toml` under `[lint]`. `memcli rules CODE` prints one rule's documentation.",
         "",
+        "Scopes: *file* rules check the files linted; *whole workspace* rules always read every",
+        "record (so deleting a referenced record is caught even when only other paths are linted);",
+        "*tool path only* rules apply when a memory tool proposes a write (`lint_change`).",
+        "Per-file results are cached by content hash in the state dir (`.memcli/`, or",
+        "`$MEMCLI_STATE_DIR`); `memcli lint --no-cache` ignores the cache.",
+        "",
         codes_table(),
         "",
     ]
