@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memcli.atomicio import atomic_write_text
+from memcli.atomicio import atomic_write_bytes, atomic_write_text
 from memcli.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT
 from memcli.workspace import KIND_DIRS, STAGING_DIR, STATE_DIR_NAME
 
@@ -21,7 +21,7 @@ def run(root: Path) -> int:
             created.append(rel + "/")
         keep = folder / ".gitkeep"
         if rel != STAGING_DIR and not any(folder.iterdir()):
-            keep.touch()
+            atomic_write_bytes(keep, b"")  # so git keeps the empty folder
     config = root / CONFIG_FILE
     if not config.exists():
         atomic_write_text(config, DEFAULT_CONFIG_TEXT)
@@ -31,7 +31,9 @@ def run(root: Path) -> int:
     present = {line.strip() for line in existing.splitlines()}
     missing = [line for line in GITIGNORE_LINES if line not in present]
     if missing:
-        block = ("" if not existing or existing.endswith("\n") else "\n") + "# memcli: staging and local state\n"
+        block = (
+            "" if not existing or existing.endswith("\n") else "\n"
+        ) + "# memcli: staging and local state\n"
         atomic_write_text(gitignore, existing + block + "\n".join(missing) + "\n")
         created.append(".gitignore entries")
     if created:
