@@ -334,3 +334,10 @@ def test_timestamps_accept_yaml_datetimes_and_quoted_strings(tmp_path: Path) -> 
         )
     )
     assert lint(ws) == []
+
+
+def test_secret_lines_count_file_lines_with_bom_and_crlf(tmp_path: Path) -> None:
+    text = record("decision", db_url="postgres://app:s3cr3tPass@db/x", body="ok\n\nAKIAIOSFODNN7EXAMPLE\n")
+    data = b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()
+    ws = Workspace.open(make_workspace(tmp_path, {"memory/decisions/a.md": data}))
+    assert positions(lint(ws)) == {("unknown-field", 8), ("secret", 8), ("secret", 12)}
