@@ -140,9 +140,10 @@ def recover(ws: Workspace) -> str | None:
         raise MemcliError(
             f"{path}: unreadable apply journal ({exc}); inspect it and remove it by hand"
         ) from None
-    if data.get("host") == socket.gethostname() and data.get("pid") != os.getpid() and pid_alive(
-        int(data.get("pid", 0))
-    ):
+    if data.get("host") != socket.gethostname():
+        # a shared folder: that host may be applying right now, and only it can tell
+        return f"an apply journal of host {data.get('host')} is pending ({path}); run memcli there"
+    if data.get("pid") != os.getpid() and pid_alive(int(data.get("pid", 0))):
         return None  # a live run is applying right now: leave it alone
     files = [FileChange(f["path"], _unb64(f["old"]), _unb64(f["new"])) for f in data["files"]]
     repo = gitops.open_repo(ws) if data.get("commit") else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 
 import pytest
 from consolidate.helpers import git, head, init_repo, make_unwritable, snapshot, write_staging
@@ -79,7 +80,8 @@ def _fake_crash_journal(ws, phase="applying", commit=True):
     """What a process killed in the middle of apply leaves: the journal, and the first file written."""
     files = _changes(ws)
     data = {
-        "run_id": "dead", "pid": 999_999_999, "host": "h", "phase": phase, "commit": commit,
+        "run_id": "dead", "pid": 999_999_999, "host": socket.gethostname(), "phase": phase,
+        "commit": commit,
         "consumed": ["s1"],
         "files": [
             {"path": c.path, "old": c.old and base64.b64encode(c.old).decode(),
@@ -124,3 +126,14 @@ def test_recover_completes_no_commit_run_marked_applied(repo_ws):
         p.unlink() if c.new is None else p.write_bytes(c.new)
     assert "completed" in journal.recover(ws)
     assert not (ws.staging_dir / "s1.json").exists()
+
+
+def test_journal_of_another_host_is_left_alone(repo_ws):
+    ws = repo_ws
+    _fake_crash_journal(ws)
+    data = json.loads(journal.journal_path(ws).read_text())
+    data["host"] = "other.invalid"
+    journal.journal_path(ws).write_text(json.dumps(data))
+    before = snapshot(ws.root)
+    assert "host other.invalid" in journal.recover(ws)
+    assert snapshot(ws.root) == before
