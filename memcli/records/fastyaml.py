@@ -32,38 +32,38 @@ class Unsupported(Exception):
 
 def construct(loader: Any, root: Node) -> Any:
     """The Python value of `root`, built like `loader.construct_document(root)` would."""
-    memo: dict[int, Any] = {}  # aliases share one object, as with PyYAML (and no blow-up)
-    active: set[int] = set()
+    # aliases share one object, as with PyYAML (and no blow-up); a module-level function, not a
+    # closure, so no reference cycle is left for the cyclic GC per record
+    return _build(loader, root, {}, set())
 
-    def build(node: Node) -> Any:
-        key = id(node)
-        if key in memo:
-            return memo[key]
-        if key in active:
-            raise Unsupported  # a recursive structure
-        tag = node.tag
-        if isinstance(node, ScalarNode):
-            if tag == _STR:
-                value: Any = node.value
-            elif tag in _SCALARS:
-                value = getattr(loader, _SCALARS[tag])(node)
-            else:
-                raise Unsupported
-        elif isinstance(node, SequenceNode) and tag == _SEQ:
-            active.add(key)
-            value = [build(child) for child in node.value]
-            active.discard(key)
-        elif isinstance(node, MappingNode) and tag == _MAP:
-            active.add(key)
-            value = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, *_SCALARS):
-                    raise Unsupported  # merge keys `<<`, complex keys
-                value[build(key_node)] = build(value_node)
-            active.discard(key)
+
+def _build(loader: Any, node: Node, memo: dict[int, Any], active: set[int]) -> Any:
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    if key in active:
+        raise Unsupported  # a recursive structure
+    tag = node.tag
+    if isinstance(node, ScalarNode):
+        if tag == _STR:
+            value: Any = node.value
+        elif tag in _SCALARS:
+            value = getattr(loader, _SCALARS[tag])(node)
         else:
             raise Unsupported
-        memo[key] = value
-        return value
-
-    return build(root)
+    elif isinstance(node, SequenceNode) and tag == _SEQ:
+        active.add(key)
+        value = [_build(loader, child, memo, active) for child in node.value]
+        active.discard(key)
+    elif isinstance(node, MappingNode) and tag == _MAP:
+        active.add(key)
+        value = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, *_SCALARS):
+                raise Unsupported  # merge keys `<<`, complex keys
+            value[_build(loader, key_node, memo, active)] = _build(loader, value_node, memo, active)
+        active.discard(key)
+    else:
+        raise Unsupported
+    memo[key] = value
+    return value
