@@ -145,13 +145,18 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
     if entries and not truncated:
         lines = [INDEX_HEADING] + [e.line for e in entries]
         n = max(0, _fit_lines(lines, room - counter.count(head), counter) - 1)
-    while True:  # the whole text decides; drop entries until it fits (rarely more than once)
+    while True:  # the whole text decides; drop entries, then summary lines, until it fits
         index = INDEX_HEADING + "".join(e.line for e in entries[:n]) if n else ""
         text = head + index + _closing(n, len(entries), truncated, budget)
         tokens = counter.count(text)
-        if tokens <= budget or n == 0:
+        if tokens <= budget or (n == 0 and n_summary == 0):
             break
-        n -= 1
+        if n:
+            n -= 1
+        else:
+            n_summary -= 1
+            truncated = True
+            head = "".join(summary_lines[:n_summary])
     return ContextResult(text, tokens, budget, counter.name, summary_path, truncated, tuple(entries[:n]),
                          len(entries) - n, tuple(skipped))
 

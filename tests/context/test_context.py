@@ -104,13 +104,15 @@ def test_replaced_decisions_and_broken_records_never_appear(tmp_path: Path, writ
     assert result.summary_path is None
 
 
-def test_summary_longer_than_budget_is_truncated(tmp_path: Path, write, knowledge) -> None:
+@pytest.mark.parametrize("budget", [100, 500])
+@pytest.mark.parametrize("counter", [get_counter(), EstimateCounter()], ids=lambda c: c.name)
+def test_summary_longer_than_budget_is_truncated(tmp_path: Path, write, knowledge, budget, counter) -> None:
     write(tmp_path, "memory/summary.md", "updated_at: 2026-05-12T09:30:00+09:00\n",
           "\n".join(f"- 長い要約の行 {i}: the project keeps growing" for i in range(400)))
     knowledge(tmp_path, "one", "One entry.")
-    counter = get_counter()
-    result = build_context(Workspace.open(tmp_path), 500, counter)
-    assert counter.count(result.text) <= 500
+    result = build_context(Workspace.open(tmp_path), budget, counter)
+    assert counter.count(result.text) <= budget
+    assert result.text.startswith("- 長い要約の行 0")
     assert result.summary_truncated and not result.shown
     assert "summary truncated, 1 of 1 knowledge entries cut" in result.text.splitlines()[-1]
 
