@@ -25,6 +25,8 @@ _SCALARS = {
     _T + "timestamp": "construct_yaml_timestamp",
 }
 
+_KEY_TAGS = frozenset((_STR, *_SCALARS))
+
 
 class Unsupported(Exception):
     """The node needs the full constructor."""
@@ -53,15 +55,25 @@ def _build(loader: Any, node: Node, memo: dict[int, Any], active: set[int]) -> A
             raise Unsupported
     elif isinstance(node, SequenceNode) and tag == _SEQ:
         active.add(key)
-        value = [_build(loader, child, memo, active) for child in node.value]
+        # Plain strings, the bulk of frontmatter, inline: a call per scalar is most of the cost.
+        value = [
+            child.value
+            if child.tag == _STR and type(child) is ScalarNode
+            else _build(loader, child, memo, active)
+            for child in node.value
+        ]
         active.discard(key)
     elif isinstance(node, MappingNode) and tag == _MAP:
         active.add(key)
         value = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, *_SCALARS):
+            if type(key_node) is not ScalarNode or key_node.tag not in _KEY_TAGS:
                 raise Unsupported  # merge keys `<<`, complex keys
-            value[_build(loader, key_node, memo, active)] = _build(loader, value_node, memo, active)
+            k = key_node.value if key_node.tag == _STR else _build(loader, key_node, memo, active)
+            if value_node.tag == _STR and type(value_node) is ScalarNode:
+                value[k] = value_node.value
+            else:
+                value[k] = _build(loader, value_node, memo, active)
         active.discard(key)
     else:
         raise Unsupported
