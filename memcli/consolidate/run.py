@@ -151,7 +151,8 @@ def run(ws: Workspace, opts: Options) -> int:
     note = journal.recover(ws)
     if note:
         print(f"consolidate: {note}", file=sys.stderr)
-    if opts.if_needed and not inputs.trigger_reached(ws):
+    # invalid staging files count toward the trigger but give a run nothing to do
+    if opts.if_needed and not (inputs.trigger_reached(ws) and inputs.load_staging(ws).entries):
         print_nothing(ws, opts)
         return 0
     repo = _preflight(ws, opts)

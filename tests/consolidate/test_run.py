@@ -172,3 +172,21 @@ def test_json_summary(repo_ws, fake_llm, capsys):
     assert data["runs"][0]["files"][0]["path"] == NEW
     assert data["runs"][0]["counts"] == {"added": 1, "updated": 0, "replaced": 0, "dropped": 0}
     assert data["usage"]["prompt_tokens"] > 0
+
+
+def test_invalid_staging_file_is_reported_and_kept(repo_ws, fake_llm, capsys):
+    bad = repo_ws / "memory/_staging/broken.json"
+    bad.write_text('{"version": 1, "id": "broken"')  # torn
+    fake_llm.push(write_new_decision(), done(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    err = capsys.readouterr().err
+    assert "skipped staging file broken.json: not a valid staging file" in err
+    assert bad.exists() and not (repo_ws / "memory/_staging/s1.json").exists()
+    assert "broken" not in fake_llm.requests[0]["messages"][1]["content"]
+
+
+def test_if_needed_ignores_only_invalid_staging(repo_ws, fake_llm, capsys):
+    (repo_ws / "memory/_staging/s1.json").unlink()
+    (repo_ws / "memory/_staging/broken.json").write_text("{")
+    assert run(Workspace.open(repo_ws), Options(if_needed=True)) == 0
+    assert "nothing to do" in capsys.readouterr().out and fake_llm.calls == 0
