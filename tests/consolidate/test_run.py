@@ -70,6 +70,8 @@ def test_input_is_fenced_data_with_sources_and_no_knowledge_pasted(repo_ws, fake
     assert "DATA — record memory/decisions/use-sqlite-wal.md" in user
     assert "DATA — record memory/summary.md" in user
     assert "WAL (write-ahead logging)" not in user  # knowledge/wal-mode.md body: only via knowledge_search
+    sent = json.dumps(first["messages"])  # no resident injection: not even knowledge descriptions
+    assert "journal mode is and why tasklist relies on it" not in sent
     assert "create no new knowledge file" in user
     assert "DATA — gc-report" in user
     names = {t["function"]["name"] for t in first["tools"]}
