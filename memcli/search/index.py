@@ -175,55 +175,58 @@ class SearchIndex:
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
         if stored is not None and stored[0] == listing:
             return RefreshStats(unchanged=len(files))
-        stats = self._sync(files)
-        racy = self.conn.execute(
-            "SELECT 1 FROM docs WHERE checked_ns - mtime_ns <= ? LIMIT 1", (_RACY_NS,)).fetchone()
-        if racy is None and self.size() == len(files):
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
-        elif stored is not None:
-            self.conn.execute("DELETE FROM meta WHERE key = 'listing'")
+        return self._sync(files, listing)
+
+    def _sync(self, files: dict[str, os.stat_result], listing: str) -> RefreshStats:
+        # Under the write lock from the first read: two processes refreshing at once must not both
+        # decide to add the same file.
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            stats = self._apply(files)
+            racy = self.conn.execute(
+                "SELECT 1 FROM docs WHERE checked_ns - mtime_ns <= ? LIMIT 1", (_RACY_NS,)).fetchone()
+            if racy is None and self.size() == len(files):
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
+            else:
+                self.conn.execute("DELETE FROM meta WHERE key = 'listing'")
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
         return stats
 
-    def _sync(self, files: dict[str, os.stat_result]) -> RefreshStats:
+    def _apply(self, files: dict[str, os.stat_result]) -> RefreshStats:
         # (mtime, size) of the files whose mtime is old enough, when they were read, to be trusted.
         rows = self.conn.execute(
             "SELECT path, mtime_ns, size, checked_ns - mtime_ns > ? FROM docs", (_RACY_NS,)).fetchall()
         trusted = {path: (mtime, size) for path, mtime, size, ok in rows if ok}
         todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != (st.st_mtime_ns, st.st_size)]
         unchanged = len(files) - len(todo)
-        if not todo and len(rows) == len(files):  # same paths, none changed: the common case
+        if not todo and len(rows) == len(files):  # same paths, none changed
             return RefreshStats(unchanged=unchanged)
         known = {row[0]: row[1:] for row in self.conn.execute("SELECT path, id, hash FROM docs")}
         gone = [known[p][0] for p in known.keys() - files.keys()]
-        if not gone and not todo:
-            return RefreshStats(unchanged=unchanged)
         added = updated = 0
         now = time.time_ns()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            for doc_id in gone:
-                self._drop(doc_id)
-            for rel, st in todo:
-                try:
-                    data = (self.root / rel).read_bytes()
-                except OSError:
-                    continue  # vanished or unreadable between listing and reading: next refresh
-                digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-                old = known.get(rel)
-                if old and old[1] == digest:
-                    self.conn.execute(
-                        "UPDATE docs SET mtime_ns = ?, size = ?, checked_ns = ? WHERE id = ?",
-                        (st.st_mtime_ns, st.st_size, now, old[0]),
-                    )
-                    unchanged += 1
-                    continue
-                self._store(read_record(rel, data), old[0] if old else None, st, now, digest)
-                updated += bool(old)
-                added += not old
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
+        for doc_id in gone:
+            self._drop(doc_id)
+        for rel, st in todo:
+            try:
+                data = (self.root / rel).read_bytes()
+            except OSError:
+                continue  # vanished or unreadable between listing and reading: next refresh
+            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            old = known.get(rel)
+            if old and old[1] == digest:
+                self.conn.execute(
+                    "UPDATE docs SET mtime_ns = ?, size = ?, checked_ns = ? WHERE id = ?",
+                    (st.st_mtime_ns, st.st_size, now, old[0]),
+                )
+                unchanged += 1
+                continue
+            self._store(read_record(rel, data), old[0] if old else None, st, now, digest)
+            updated += bool(old)
+            added += not old
         return RefreshStats(added, updated, len(gone), unchanged)
 
     def _store(self, rec: IndexedRecord, doc_id: int | None, st: os.stat_result, now: int,
