@@ -41,8 +41,10 @@ DRAGON = {
 }
 _DIA = re.compile(r"D\d+:\d+")
 _WORD = re.compile(r"\w+")
-_FRONT = ("---\ncreated_at: 2023-01-01T00:00:00+00:00\nupdated_at: 2023-01-01T00:00:00+00:00\n"
-          "status: resolved\nsources:\n  - session_id: {sid}\n    range: [{turn}, {turn}]\n---\n")
+_FRONT = (
+    "---\ncreated_at: 2023-01-01T00:00:00+00:00\nupdated_at: 2023-01-01T00:00:00+00:00\n"
+    "status: resolved\nsources:\n  - session_id: {sid}\n    range: [{turn}, {turn}]\n---\n"
+)
 
 
 def dia_ids(value: object) -> list[str]:
@@ -87,8 +89,11 @@ def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
     from memcli.search import SearchIndex
 
     kmax = max(ks)
-    scores: dict[str, dict] = {"memcli": defaultdict(list), "rank_bm25": defaultdict(list),
-                               "ceiling": defaultdict(list)}
+    scores: dict[str, dict] = {
+        "memcli": defaultdict(list),
+        "rank_bm25": defaultdict(list),
+        "ceiling": defaultdict(list),
+    }
     latency: dict[str, list[float]] = {"memcli": [], "rank_bm25": []}
     counts: dict[str, int] = defaultdict(int)
     for conv in data:
@@ -126,8 +131,10 @@ def _mean(values: list[float]) -> float:
 
 
 def report(scores: dict, latency: dict, counts: dict, ks: list[int]) -> str:
-    lines = [f"questions: {sum(counts.values())} ("
-             + ", ".join(f"{c} {counts[c]}" for c in ORDER[:-1]) + ")", ""]
+    lines = [
+        f"questions: {sum(counts.values())} (" + ", ".join(f"{c} {counts[c]}" for c in ORDER[:-1]) + ")",
+        "",
+    ]
     head = f"{'recall@k (%)':<22}" + "".join(f"{c:>13}" for c in ORDER)
     for k in ks:
         lines += [head.replace("@k", f"@{k}"), "-" * len(head)]
@@ -140,21 +147,27 @@ def report(scores: dict, latency: dict, counts: dict, ks: list[int]) -> str:
         lines.append("")
     for name, lat in latency.items():
         lat = sorted(lat)
-        lines.append(f"{name:<10} query latency: p50 {1000 * lat[len(lat) // 2]:.2f} ms, "
-                     f"p95 {1000 * lat[int(len(lat) * 0.95)]:.2f} ms")
+        lines.append(
+            f"{name:<10} query latency: p50 {1000 * lat[len(lat) // 2]:.2f} ms, "
+            f"p95 {1000 * lat[int(len(lat) * 0.95)]:.2f} ms"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--path", type=Path, default=DEFAULT,
-                        help="locomo10.json (CC BY-NC 4.0, not shipped)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--path", type=Path, default=DEFAULT, help="locomo10.json (CC BY-NC 4.0, not shipped)"
+    )
     parser.add_argument("--ks", type=int, nargs="+", default=[5, 10, 25])
     args = parser.parse_args(argv)
     if not args.path.is_file():
-        print(f"LoCoMo not found at {args.path}: this benchmark needs the corpus (CC BY-NC 4.0, not shipped "
-              "with memcli); pass --path locomo10.json. Nothing measured.")
+        print(
+            f"LoCoMo not found at {args.path}: this benchmark needs the corpus (CC BY-NC 4.0, not shipped "
+            "with memcli); pass --path locomo10.json. Nothing measured."
+        )
         return 0
     data = json.loads(args.path.read_text(encoding="utf-8"))
     t0 = time.perf_counter()
