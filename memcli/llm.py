@@ -274,6 +274,11 @@ class Gateway:
                                      isinstance(exc, litellm.ContextWindowExceededError)) from None
             except retryable as exc:
                 self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
+                if _refuses_response_format(exc, params):
+                    # llama.cpp's server rejects json_schema with a 500 carrying its validation
+                    # error: retrying cannot help, degrading the output mode does.
+                    raise RequestRefused(f"model {self.model} refused the request: {_short(exc)}",
+                                         False) from None
                 if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
                     raise LLMError(f"model {self.model} needs an API key: {_short(exc)}") from None
                 # A refused connection rarely heals within a backoff: one retry, then say so.
@@ -286,6 +291,9 @@ class Gateway:
             except litellm.APIError as exc:
                 # litellm's catch-all: unparseable bodies from a broken server, unmapped statuses.
                 self._log(started, None, f"api-error: {_short(exc)}")
+                if _refuses_response_format(exc, params):
+                    raise RequestRefused(f"model {self.model} refused the request: {_short(exc)}",
+                                         False) from None
                 status = getattr(exc, "status_code", None)
                 if status in (401, 403):
                     raise LLMError(f"model {self.model}: the provider rejected the key ({_short(exc)}); "
@@ -388,3 +396,9 @@ def describe_invalid(exc: Exception) -> str:
         more = exc.error_count() - 3
         return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
     return str(exc)[:200]
+
+
+def _refuses_response_format(exc: BaseException, params: dict[str, Any]) -> bool:
+    """A server error that names the `response_format` we sent is a refusal of that output mode,
+    whatever its status code (llama.cpp answers 500), not a transient failure."""
+    return "response_format" in params and "response_format" in str(exc)

@@ -15,7 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from memcli.records.models import Source
 
 STAGING_VERSION = 1
-_TEXT = 2_000  # bounded strings keep small local models from running on forever
+# Bounded strings and lists keep small local models from running on forever; llama.cpp turns the
+# bounds into a grammar, and at 2 000 chars / 50 items that grammar no longer parses (the server
+# dies), so the bounds stay where a real llama.cpp server was seen to work (bench/smoke_real_model.py).
+_TEXT = 1_000
+_TITLE = 160
+_ITEMS = 20
 
 
 class _Item(BaseModel):
@@ -23,36 +28,36 @@ class _Item(BaseModel):
 
 
 class DecisionItem(_Item):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=_TITLE)
     decision: str = Field(min_length=1, max_length=_TEXT)
     rationale: str = Field("", max_length=_TEXT)
     status: Literal["open", "resolved"] = "resolved"
 
 
 class DiscussionItem(_Item):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=_TITLE)
     summary: str = Field(min_length=1, max_length=_TEXT)
     settled: bool = False
 
 
 class AttemptItem(_Item):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=_TITLE)
     outcome: str = Field(min_length=1, max_length=_TEXT)
     lesson: str = Field("", max_length=_TEXT)
 
 
 class RequestItem(_Item):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=_TITLE)
     request: str = Field(min_length=1, max_length=_TEXT)
 
 
 class ExtractedItems(_Item):
     """Exactly what the Phase 1 model returns. Unknown keys are rejected; empty lists are fine."""
 
-    decisions: list[DecisionItem] = Field(default_factory=list, max_length=50)
-    discussions: list[DiscussionItem] = Field(default_factory=list, max_length=50)
-    attempts: list[AttemptItem] = Field(default_factory=list, max_length=50)
-    requests: list[RequestItem] = Field(default_factory=list, max_length=50)
+    decisions: list[DecisionItem] = Field(default_factory=list, max_length=_ITEMS)
+    discussions: list[DiscussionItem] = Field(default_factory=list, max_length=_ITEMS)
+    attempts: list[AttemptItem] = Field(default_factory=list, max_length=_ITEMS)
+    requests: list[RequestItem] = Field(default_factory=list, max_length=_ITEMS)
 
 
 class Usage(BaseModel):

@@ -117,7 +117,7 @@ def test_malformed_http_body_is_retried(fake_llm: FakeLLM) -> None:
     ({**GOOD, "notes": "extra"}, "notes"),
     ({**GOOD, "source": {"session_id": "x", "range": [0, 1]}}, "source"),
     ({"decisions": "none", "discussions": [], "attempts": [], "requests": []}, "decisions"),
-    ({"decisions": [{"title": "t", "decision": "d"}] * 10_000}, "at most 50"),
+    ({"decisions": [{"title": "t", "decision": "d"}] * 10_000}, "at most 20"),
     ({"decisions": [{"title": 5, "decision": ["x"]}]}, "decisions.0"),
 ])
 def test_invalid_answers_are_reasked_then_reported(fake_llm: FakeLLM, bad: dict, why: str) -> None:

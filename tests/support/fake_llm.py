@@ -13,8 +13,8 @@ queue of scripted replies and records every request body. Use the `fake_llm` fix
         fake_llm.requests[0]["messages"]                 # what was sent, after redaction
 
 When the queue is empty, `responder(request_body) -> Reply` answers (default: `{}` as content,
-i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer 400 to a
-`response_format` of type `json_schema`, like llama.cpp's server does.
+i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer a `response_format` of type `json_schema`
+exactly as llama.cpp's server does (HTTP 500 with a request-validation error).
 """
 
 from __future__ import annotations
@@ -56,6 +56,13 @@ def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = 
         "type": "function",
         "function": {"name": name, "arguments": args},
     }
+
+
+_LLAMA_CPP_REFUSAL = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}"
+)
 
 
 def _default_responder(body: dict[str, Any]) -> Reply:
@@ -131,7 +138,9 @@ class FakeLLM:
         fmt = body.get("response_format") if isinstance(body, dict) else None
         fmt_type = fmt.get("type") if isinstance(fmt, dict) else None
         if self.refuse_json_schema and fmt_type == "json_schema":
-            return Reply(status=400, error_message="response_format type json_schema is not supported")
+            # Exactly what llama-cpp-python's server answers (seen against the real server): a 500
+            # carrying its request-validation error, not a 400.
+            return Reply(status=500, error_message=_LLAMA_CPP_REFUSAL)
         if self.refuse_json_object and fmt_type == "json_object":
             return Reply(status=400, error_message="response_format type json_object is not supported")
         with self._lock:
