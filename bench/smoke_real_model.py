@@ -89,19 +89,22 @@ def main() -> int:
                 env=env, capture_output=True, text=True, timeout=900,
             )
             elapsed = time.monotonic() - started
-            calls = [json.loads(line) for line in (Path(tmp) / "state/llm-calls.jsonl").read_text().splitlines()]
+            log = (Path(tmp) / "state/llm-calls.jsonl").read_text()
+            calls = [json.loads(line) for line in log.splitlines()]
             staged = sorted((ws / "memory/_staging").glob("*.json"))
             from memcli.staging import StagingFile
 
             valid = [StagingFile.model_validate_json(p.read_text()) for p in staged]
-            print(f"extract exit {run.returncode} in {elapsed:.1f} s; stderr tail: {run.stderr.strip()[-200:]!r}")
+            tail = run.stderr.strip()[-200:]
+            print(f"extract exit {run.returncode} in {elapsed:.1f} s; stderr tail: {tail!r}")
             for call in calls:
                 print(f"  call mode={call['mode']:<11} ok={call['ok']!s:<5} {call['seconds']:>6.1f} s "
                       f"tokens {call['prompt_tokens']}+{call['completion_tokens']}")
             for sf in valid:
                 counts = {k: len(v) for k, v in sf.items.model_dump().items()}
                 print(f"  staging {sf.id}: source {sf.source} items {counts}")
-            ok = run.returncode == 0 and bool(valid) and any(c["mode"] == "json_object" and c["ok"] for c in calls)
+            degraded = any(c["mode"] == "json_object" and c["ok"] for c in calls)
+            ok = run.returncode == 0 and bool(valid) and degraded
             print("real-path smoke:", "PASS" if ok else "FAIL")
             return 0 if ok else 1
     finally:

@@ -50,8 +50,17 @@ def _root(
 
 
 @app.command()
+def init(workspace: WorkspaceOpt = None) -> None:
+    """Create the memory layout, a commented memcli.toml and .gitignore entries (idempotent)."""
+    from memcli.init import run
+
+    raise typer.Exit(run(workspace or Path.cwd()))
+
+
+@app.command()
 def lint(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or folders (default: the whole workspace).")] = None,  # noqa: UP045
+    paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
+        help="Files or folders (default: the whole workspace).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="auto|text|json|github|sarif")] = "auto",
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
     paths_only: Annotated[bool, typer.Option(
@@ -79,52 +88,63 @@ def _workspace_from_paths(paths: list[Path] | None) -> Path | None:
 
 
 @app.command()
-def init(workspace: WorkspaceOpt = None) -> None:
-    """Create the memory layout, a commented memcli.toml and .gitignore entries (idempotent)."""
-    from memcli.init import run
+def rules(
+    code: Annotated[Optional[str], typer.Argument(  # noqa: UP045
+        help="A rule code or alias (default: list them all).")] = None,
+) -> None:
+    """List the lint rules, or show one rule's documentation (what, why, examples)."""
+    from memcli.lint.docs import run
 
-    raise typer.Exit(run(workspace or Path.cwd()))
+    raise typer.Exit(run(code))
 
 
 @app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="Words to look for (any language; Japanese needs no spaces).")],
-    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="decision|request|knowledge|summary|workflow (repeatable)")] = None,  # noqa: UP045,E501
-    kind: Annotated[Optional[str], typer.Option("--kind", help="Knowledge kind: term|policy|rule|fact|howto")] = None,  # noqa: UP045,E501
-    status: Annotated[Optional[str], typer.Option("--status", help="Decision status: open|resolved|replaced")] = None,  # noqa: UP045,E501
-    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show replaced decisions too.")] = False,  # noqa: E501
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many hits to show.")] = 10,
+def sessions(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Session files or folders (default: discover this workspace's).")] = None,  # noqa: UP045,E501
+    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions active since a date or age (2025-09-01, 7d, 12h).")] = None,  # noqa: UP045,E501
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """Ranked search over the records (BM25, typo-tolerant slugs, CJK substrings)."""
-    from memcli.search.run import run
+    """List the agent sessions of this workspace: agent, id, entries, first/last time, size."""
+    from memcli.sessions.commands import run_sessions
 
-    raise typer.Exit(run(_open(workspace), query, types=types, kind=kind, status=status,
-                         include_replaced=include_replaced, limit=limit, as_json=as_json))
-
-
-@app.command("gc-report")
-def gc_report(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",
-    workspace: WorkspaceOpt = None,
-) -> None:
-    """GC candidates with a reason and evidence each (bloat, stale, duplicates, code drift); changes nothing."""
-    from memcli.gc.run import run
-
-    raise typer.Exit(run(_open(workspace), fmt=fmt))
+    raise typer.Exit(run_sessions(workspace, list(paths or []), since=since, as_json=as_json))
 
 
 @app.command()
-def context(
-    budget: Annotated[Optional[int], typer.Option("--budget", help="Token budget (default: context.budget_tokens, 5000).")] = None,  # noqa: UP045,E501
-    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown|json")] = "markdown",
+def source(
+    spec: Annotated[str, typer.Argument(metavar="SESSION:START-END", help="Session id (or unique prefix) and entry range.")],  # noqa: E501
+    paths: Annotated[Optional[list[Path]], typer.Option("--path", help="Look in these session files/folders instead of discovering.")] = None,  # noqa: UP045,E501
+    as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
-    from memcli.context import run
+    """Print the transcript entries a Source points to (role, time, text, tool calls)."""
+    from memcli.sessions.commands import run_source
 
-    raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
+    raise typer.Exit(run_source(workspace, spec, list(paths or []), as_json=as_json))
+
+
+@app.command()
+def extract(
+    paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
+        help="Session files or folders (default: this workspace's sessions).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m",  # noqa: UP045
+        help="litellm model (default: memory.extract_model).")] = None,
+    since: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--since", help="Only sessions active since (ISO date).")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print what would be sent (redacted); call nothing.")] = False,
+    stale: Annotated[bool, typer.Option(
+        "--stale", help="List spans extracted with an older prompt or model.")] = False,
+    redo: Annotated[bool, typer.Option("--redo", help="With --stale: extract those spans again.")] = False,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
+    from memcli.extract.run import parse_since, run
+
+    raise typer.Exit(run(_open(workspace), paths=list(paths or []) or None, since=parse_since(since),
+                         model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
 
 
 @app.command()
@@ -156,29 +176,44 @@ def status(json_out: JsonOpt = False, workspace: WorkspaceOpt = None) -> None:
 
 
 @app.command()
-def sessions(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Session files or folders (default: discover this workspace's).")] = None,  # noqa: UP045,E501
-    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions active since a date or age (2025-09-01, 7d, 12h).")] = None,  # noqa: UP045,E501
+def search(
+    query: Annotated[str, typer.Argument(help="Words to look for (any language; Japanese needs no spaces).")],
+    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="decision|request|knowledge|summary|workflow (repeatable)")] = None,  # noqa: UP045,E501
+    kind: Annotated[Optional[str], typer.Option("--kind", help="Knowledge kind: term|policy|rule|fact|howto")] = None,  # noqa: UP045,E501
+    status: Annotated[Optional[str], typer.Option("--status", help="Decision status: open|resolved|replaced")] = None,  # noqa: UP045,E501
+    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show replaced decisions too.")] = False,  # noqa: E501
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many hits to show.")] = 10,
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """List the agent sessions of this workspace: agent, id, entries, first/last time, size."""
-    from memcli.sessions.commands import run_sessions
+    """Ranked search over the records (BM25, typo-tolerant slugs, CJK substrings)."""
+    from memcli.search.run import run
 
-    raise typer.Exit(run_sessions(workspace, list(paths or []), since=since, as_json=as_json))
+    raise typer.Exit(run(_open(workspace), query, types=types, kind=kind, status=status,
+                         include_replaced=include_replaced, limit=limit, as_json=as_json))
 
 
 @app.command()
-def source(
-    spec: Annotated[str, typer.Argument(metavar="SESSION:START-END", help="Session id (or unique prefix) and entry range.")],  # noqa: E501
-    paths: Annotated[Optional[list[Path]], typer.Option("--path", help="Look in these session files/folders instead of discovering.")] = None,  # noqa: UP045,E501
-    as_json: JsonOpt = False,
+def context(
+    budget: Annotated[Optional[int], typer.Option("--budget", help="Token budget (default: context.budget_tokens, 5000).")] = None,  # noqa: UP045,E501
+    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown|json")] = "markdown",
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """Print the transcript entries a Source points to (role, time, text, tool calls)."""
-    from memcli.sessions.commands import run_source
+    """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
+    from memcli.context import run
 
-    raise typer.Exit(run_source(workspace, spec, list(paths or []), as_json=as_json))
+    raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
+
+
+@app.command("gc-report")
+def gc_report(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """GC candidates with a reason and evidence each (bloat, stale, duplicates, drift); changes nothing."""
+    from memcli.gc.run import run
+
+    raise typer.Exit(run(_open(workspace), fmt=fmt))
 
 
 @app.command()
@@ -195,39 +230,6 @@ def metrics(
 
     raise typer.Exit(run(_open(workspace), candidates=candidates, as_json=json_out, rebuild=rebuild,
                          sessions=list(session or []), show_all=show_all))
-
-
-@app.command()
-def extract(
-    paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
-        help="Session files or folders (default: this workspace's sessions).")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m",  # noqa: UP045
-        help="litellm model (default: memory.extract_model).")] = None,
-    since: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        "--since", help="Only sessions active since (ISO date).")] = None,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Print what would be sent (redacted); call nothing.")] = False,
-    stale: Annotated[bool, typer.Option(
-        "--stale", help="List spans extracted with an older prompt or model.")] = False,
-    redo: Annotated[bool, typer.Option("--redo", help="With --stale: extract those spans again.")] = False,
-    json_out: JsonOpt = False,
-    workspace: WorkspaceOpt = None,
-) -> None:
-    """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
-    from memcli.extract.run import parse_since, run
-
-    raise typer.Exit(run(_open(workspace), paths=list(paths or []) or None, since=parse_since(since),
-                         model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
-
-
-@app.command()
-def rules(
-    code: Annotated[Optional[str], typer.Argument(help="A rule code or alias (default: list them all).")] = None,  # noqa: UP045
-) -> None:
-    """List the lint rules, or show one rule's documentation (what, why, examples)."""
-    from memcli.lint.docs import run
-
-    raise typer.Exit(run(code))
 
 
 def main(argv: list[str] | None = None) -> None:
