@@ -14,7 +14,8 @@ queue of scripted replies and records every request body. Use the `fake_llm` fix
 
 When the queue is empty, `responder(request_body) -> Reply` answers (default: `{}` as content,
 i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer a
-`response_format` of type `json_schema` exactly as llama.cpp's server does (HTTP 500 with a request-validation error).
+`response_format` of type `json_schema` exactly as llama.cpp's server does (HTTP 500 with a
+request-validation error).
 """
 
 from __future__ import annotations
