@@ -1,0 +1,52 @@
+"""The README stays true: it names every command, hook id and lint code, and its test command is
+the one CI runs."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from conftest import REPO
+from memcli.cli import app
+from memcli.lint.registry import RULES
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _command_names() -> list[str]:
+    return [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands]
+
+
+def test_readme_names_every_command() -> None:
+    names = _command_names()
+    assert len(names) >= 12
+    missing = [n for n in names if f"memcli {n}" not in README]
+    assert not missing, f"README does not mention: {missing}"
+
+
+def test_readme_names_every_hook_id() -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hooks
+    for hook in hooks:
+        assert f"id: {hook['id']}" in README
+
+
+def test_readme_lists_every_lint_code() -> None:
+    for rule in RULES:
+        assert re.search(rf"\| `{re.escape(rule.code)}` \| {rule.alias} \| {rule.severity} \|", README), rule.code
+
+
+def test_quickstart_has_two_commands_and_ci_runs_the_test_one() -> None:
+    quickstart = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = quickstart.split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    assert len(commands) == 2
+    test_command = commands[1].split("&&")[-1].strip()
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command.replace("python ", "python3 ") in ci or test_command in ci
+
+
+def test_readme_links_resolve() -> None:
+    for target in re.findall(r"\]\(((?:docs|hooks|examples|bench)/[^)#]*)\)", README):
+        assert (REPO / target).exists(), target
