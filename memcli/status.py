@@ -9,9 +9,11 @@ consolidation runs (when, result, tokens, cost). A scheduled run that failed or 
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
-from memcli.consolidate import history, inputs, journal, lock
+from memcli import history
+from memcli.consolidate import inputs, journal, lock
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.workspace import Workspace
 
@@ -45,30 +47,16 @@ def _run_state(run: dict[str, Any] | None, holder: lock.LockInfo | None) -> dict
     return out
 
 
-def _last_extract(ws: Workspace) -> dict[str, Any] | None:
-    found = history.last(ws, "extract")
-    if found is not None:
-        return found
-    # extract may keep only the LLM run log: its newest extract call still says when and whether it worked
-    from memcli.llm import RUN_LOG
-
-    path = ws.state_dir / RUN_LOG
-    if not path.is_file():
-        return None
-    last = None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and row.get("role") == "extract":
-            last = row
-    if last is None:
-        return None
-    return {"started_at": last.get("time"), "result": "ok" if last.get("ok") else "failed",
-            "error": last.get("error"), "prompt_tokens": last.get("prompt_tokens"),
-            "completion_tokens": last.get("completion_tokens"), "cost_usd": last.get("cost_usd"),
-            "from": "llm call log (last call)"}
+def _extract_state(run: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Extract takes no lock: a run still marked running is live only while its process is."""
+    if run is None or run.get("result") != "running":
+        return run
+    same_host = run.get("host") == socket.gethostname()
+    pid = run.get("pid")
+    if same_host and isinstance(pid, int) and not lock.pid_alive(pid):
+        return {**run, "result": "interrupted",
+                "error": "the process ended before the run finished (killed?)"}
+    return run
 
 
 def collect(ws: Workspace) -> dict[str, Any]:
@@ -83,7 +71,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
         "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
-        "last_extract": _run_state(_last_extract(ws), holder),
+        "last_extract": _extract_state(history.last(ws, "extract")),
         "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),
     }
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import yaml
-
 from conftest import REPO
+
 from memcli.cli import app
 from memcli.lint.registry import RULES
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 
 import pytest
+from support.fake_llm import FAKE_MODEL, Reply
 
-from memcli.consolidate import history, lock
+from memcli import history
+from memcli.consolidate import lock
 from memcli.status import run
 from memcli.workspace import Workspace
 
@@ -90,12 +93,36 @@ def test_running_entry_without_live_lock_is_interrupted(ws, capsys):
     lock.release(ws, held)
 
 
-def test_last_extract_falls_back_to_llm_call_log(ws, capsys):
-    log = ws.state_dir / "llm-calls.jsonl"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"time": "2026-05-20T09:00:00+00:00", "role": "extract", "ok": True, "error": None,
-             "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": None},
-            {"time": "2026-05-20T09:05:00+00:00", "role": "consolidation", "ok": True, "error": None}]
-    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n{torn")
+def test_extract_run_is_recorded_and_shown(ws, capsys, fake_llm, tmp_path):
+    """A real `memcli extract` (over the fake HTTP model) writes its run into the history."""
+    from memcli.extract.run import run as extract_run
+
+    items = {"decisions": [{"title": "t", "decision": "d"}], "discussions": [], "attempts": [],
+             "requests": []}
+    fake_llm.responder = lambda body: Reply(content=json.dumps(items))
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_text("".join(json.dumps({"role": r, "content": f"{r} says hi {i}",
+                                              "timestamp": "2026-01-01T00:00:00Z"}) + "\n"
+                                  for i, r in enumerate(["user", "assistant"])))
+    assert extract_run(ws, paths=[transcript], model=FAKE_MODEL) == 0
+    capsys.readouterr()
+    last = history.last(ws, "extract")
+    assert last["result"] == "done" and last["counts"]["decisions"] == 1 and last["prompt_tokens"] > 0
     code, out = _status(ws, capsys)
-    assert "last extract:       2026-05-20T09:00:00+00:00: ok; 15 tokens, cost unknown" in out
+    assert code == 0
+    assert re.search(r"last extract: +\S+: done \(1 chunks, 1 decisions, 0 discussions, 0 attempts, "
+                     r"0 requests\); \d+ tokens", out)
+
+
+def test_extract_marked_running_is_interrupted_once_its_process_is_gone(ws, capsys):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    history.record(ws, "extract", {"run_id": "extract-x", "started_at": "2026-05-20T09:00:00+00:00",
+                                   "result": "running", "pid": int(dead.stdout),
+                                   "host": socket.gethostname()})
+    code, out = _status(ws, capsys)
+    assert code == 1 and "interrupted" in out
+    history.record(ws, "extract", {"run_id": "extract-x", "started_at": "2026-05-20T09:00:00+00:00",
+                                   "result": "running", "pid": os.getpid(), "host": socket.gethostname()})
+    code, out = _status(ws, capsys)
+    assert code == 0 and "running" in out

@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.consolidate import agent, gitops, history, inputs, journal, lock, message, scratch
+from memcli import history
+from memcli.consolidate import agent, gitops, inputs, journal, lock, message, scratch
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
 from memcli.workspace import Workspace

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import socket
 import threading
+import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli import history
 from memcli.errors import UsageError
 from memcli.extract import prompt
 from memcli.extract.ledger import Ledger
@@ -70,10 +74,32 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     tally = Tally(todo)
     if todo.work:
         gateway = gateway or Gateway.from_config(workspace, "extract", model)
-        for result in _execute(todo, gateway, ledger, workspace, version, as_json):
-            tally.add(result.work, result.status, result.items, result.usage, result.error)
+        run_id = f"extract-{uuid.uuid4().hex[:12]}"
+        started = history.now()
+        # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
+        history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
+                                              "pid": os.getpid(), "host": socket.gethostname()})
+        try:
+            for result in _execute(todo, gateway, ledger, workspace, version, as_json):
+                tally.add(result.work, result.status, result.items, result.usage, result.error)
+        finally:
+            history.record(workspace, "extract", _history_entry(run_id, started, tally))
     print_summary(tally, as_json)
     return 1 if tally.failed or tally.fatal else 0
+
+
+def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]:
+    failed = bool(tally.failed or tally.fatal)
+    done = tally.status["done"] + tally.status["recovered"]
+    first = tally.failures[0] if tally.failures else None
+    error = tally.fatal or (f"{tally.failed} chunk(s) failed: {first}" if first else None)
+    return {
+        "run_id": run_id, "started_at": started, "finished_at": history.now(),
+        "result": "failed" if failed else ("done" if done == len(tally.plan.work) else "partial"),
+        "error": error, "counts": {"chunks": done, **tally.items},
+        "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
+        "cost_usd": tally.cost,
+    }
 
 
 def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace, version: str,

@@ -10,7 +10,7 @@ from consolidate.helpers import decision, git, head, make_unwritable, snapshot
 from consolidate.test_run import NEW, done, replace_old, write_new_decision
 from support.fake_llm import Reply, tool_call
 
-from memcli.consolidate import history
+from memcli import history
 from memcli.consolidate.run import Options, run
 from memcli.workspace import Workspace
 

@@ -8,7 +8,8 @@ import pytest
 from consolidate.helpers import decision, git, head, snapshot, write_staging
 from support.fake_llm import Reply, tool_call
 
-from memcli.consolidate import history, lock
+from memcli import history
+from memcli.consolidate import lock
 from memcli.consolidate.run import Options, run
 from memcli.errors import UsageError
 from memcli.lint import lint
