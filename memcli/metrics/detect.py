@@ -14,7 +14,6 @@ record was created falls outside that record's lifetime window anyway).
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Iterator
@@ -83,7 +82,7 @@ def entry_invokes(entry: Entry) -> Iterator[Hit]:
 
 def call_invokes(call: ToolCall) -> Iterator[Hit]:
     name = call.name.lower().rsplit("__", 1)[-1]  # mcp__memcli__memory_read -> memory_read
-    args = _arguments(call.arguments)
+    args = call.arguments  # the adapters already parsed JSON-string arguments
     if name in _SHELL_TOOLS:
         for script in _scripts(args):
             for path in shell_reads(script):
@@ -99,14 +98,6 @@ def call_invokes(call: ToolCall) -> Iterator[Hit]:
             yield Hit(match.group(1), READ)
 
 
-def _arguments(arguments: dict[str, Any] | str) -> dict[str, Any] | str:
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments)
-        except ValueError:
-            return arguments
-        return parsed if isinstance(parsed, dict) else arguments
-    return arguments
 
 
 def _path_values(args: dict[str, Any] | str) -> Iterator[str]:

@@ -166,3 +166,17 @@ def text_of(content: Any) -> str:
     if content is None:
         return ""
     return json.dumps(content, ensure_ascii=False)
+
+
+def tool_arguments(raw: Any) -> dict[str, Any] | str:
+    """Tool-call arguments as a dict when they are JSON (OpenAI-style logs keep them as a JSON
+    string), else as text."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return raw
+        return parsed if isinstance(parsed, dict) else raw
+    return text_of(raw)

@@ -15,13 +15,12 @@ Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of
+from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of, tool_arguments
 from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
 
 AGENT = "codex"
@@ -53,23 +52,11 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     return [SessionInfo(AGENT, session_id, path, cwd=cwd, first_time=first, extra=extra)]
 
 
-def _arguments(raw: Any) -> dict[str, Any] | str:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            return raw
-        return parsed if isinstance(parsed, dict) else raw
-    return text_of(raw)
-
-
 def _call(payload: dict[str, Any]) -> ToolCall:
     kind = payload.get("type")
     call_id = payload.get("call_id") or payload.get("id")
     if kind == "function_call":
-        return ToolCall(str(payload.get("name", "?")), _arguments(payload.get("arguments")), call_id)
+        return ToolCall(str(payload.get("name", "?")), tool_arguments(payload.get("arguments")), call_id)
     if kind == "custom_tool_call":
         return ToolCall(str(payload.get("name", "?")), text_of(payload.get("input")), call_id)
     if kind == "web_search_call":

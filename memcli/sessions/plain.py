@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of
+from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of, tool_arguments
 from memcli.sessions.model import Entry, Role, SessionInfo, ToolCall, ToolResult
 
 AGENT = "memcli-jsonl"
@@ -38,9 +38,7 @@ def _calls(raw: Any) -> tuple[ToolCall, ...]:
     out = []
     for call in raw if isinstance(raw, list) else []:
         if isinstance(call, dict) and isinstance(call.get("name"), str):
-            args = call.get("arguments", {})
-            args = args if isinstance(args, dict) else text_of(args)
-            out.append(ToolCall(call["name"], args, call.get("id")))
+            out.append(ToolCall(call["name"], tool_arguments(call.get("arguments", {})), call.get("id")))
     return tuple(out)
 
 

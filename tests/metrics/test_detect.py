@@ -24,11 +24,12 @@ def _call(name: str, arguments) -> Entry:
         # a file that is not a record location
         (_call("Read", {"file_path": "docs/knowledge/wal-mode.md.bak"}), []),
         (_call("Read", {"file_path": "src/knowledge.py"}), []),
-        # Claude Code Bash, Codex exec_command (JSON string arguments), old Codex shell (argv list)
+        # Claude Code Bash, Codex exec_command (its JSON-string arguments arrive parsed by the
+        # adapter), old Codex shell (argv list)
         (_call("Bash", {"command": "cat knowledge/wal-mode.md | head -5"}),
          [Hit("knowledge/wal-mode.md", SHELL)]),
         (_call("exec_command",
-               '{"cmd": "sed -n \'1,80p\' memory/requests/keep-e2e-opt-in.md", "workdir": "/w"}'),
+               {"cmd": "sed -n '1,80p' memory/requests/keep-e2e-opt-in.md", "workdir": "/w"}),
          [Hit("memory/requests/keep-e2e-opt-in.md", SHELL)]),
         (_call("shell", {"command": ["bash", "-lc", "cd /w && nl -ba knowledge/a.md knowledge/b.md"]}),
          [Hit("knowledge/a.md", SHELL), Hit("knowledge/b.md", SHELL)]),

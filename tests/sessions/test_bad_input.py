@@ -127,3 +127,20 @@ def test_a_large_transcript_streams_in_bounded_memory(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert count == 16 * 1_400 and stream.stats.skipped == 0
     assert peak < 4_000_000 and peak < size / 5
+
+
+def test_plain_jsonl_tool_call_arguments_are_parsed_like_codex(tmp_path):
+    """OpenAI-style logs keep tool-call arguments as a JSON string; every adapter hands them on
+    parsed, so consumers (metrics, extract) read one shape."""
+    path = tmp_path / "s.jsonl"
+    rows = [
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"name": "Read", "arguments": '{"file_path": "knowledge/a.md"}', "id": "c1"},
+                        {"name": "Bash", "arguments": "not json", "id": "c2"},
+                        {"name": "Bash", "arguments": {"command": "ls"}, "id": "c3"}]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _, stream = read_session(path)
+    (entry,) = list(stream)
+    assert [c.arguments for c in entry.tool_calls] == [
+        {"file_path": "knowledge/a.md"}, "not json", {"command": "ls"}]
