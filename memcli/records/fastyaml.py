@@ -25,6 +25,7 @@ _SCALARS = {
     _T + "timestamp": "construct_yaml_timestamp",
 }
 
+_INT = _T + "int"
 _KEY_TAGS = frozenset((_STR, *_SCALARS))
 
 
@@ -49,6 +50,13 @@ def _build(loader: Any, node: Node, memo: dict[int, Any], active: set[int]) -> A
     if isinstance(node, ScalarNode):
         if tag == _STR:
             value: Any = node.value
+        elif (
+            tag == _INT
+            and node.value.isdigit()
+            and node.value.isascii()
+            and (node.value[0] != "0" or node.value == "0")
+        ):
+            value = int(node.value)  # what construct_yaml_int gives a plain decimal, minus its work
         elif tag in _SCALARS:
             value = getattr(loader, _SCALARS[tag])(node)
         else:

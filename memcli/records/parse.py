@@ -19,7 +19,31 @@ from memcli.records import fastyaml
 from memcli.records.models import FIELD_ALIASES, MODELS
 from memcli.workspace import Kind
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RESOLVED: dict[tuple[Any, Any, Any], str] = {}
+_RESOLVED_MAX = 50_000
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, remembering how plain scalars resolve (`created_at`, `true`, `[3, 18]`...).
+
+    The parser asks the Python resolver for the tag of every node, and the answer depends only on
+    (node kind, text, implicit flags) while no path resolvers are registered (none are), so keys
+    and recurring values of thousands of records are resolved once instead of once each.
+    """
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        key = (kind, value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[key] = tag
+        return tag
+
+
 _FENCE = re.compile(r"^---[ \t]*$")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _BINARY_PROBE = 8192
