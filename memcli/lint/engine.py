@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memcli.lint.finding import Finding
+from memcli.lint.parallel import check_in_parallel, procs_for
 from memcli.lint.registry import FILE_RULES, TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
 from memcli.lint.rules.base import Change, Context
 from memcli.lint.snapshot import RecordFacts, Snapshot
@@ -13,6 +14,7 @@ from memcli.workspace import Workspace, locate
 
 def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> list[Finding]:
     out: list[Finding] = []
+    records: list[str] = []
     for path in paths:
         if not snapshot.exists(path):
             continue  # deleted: the workspace rules see what that breaks
@@ -22,25 +24,37 @@ def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> li
         if loc.kind is None:
             out.extend(UNKNOWN_LOCATION.check_path(path))
             continue
-        out.extend(_record_findings(snapshot, path, ctx))
+        records.append(path)
+    procs = procs_for(snapshot, len(records))
+    if procs > 1:
+        for found in check_in_parallel(snapshot, records, ctx, procs).values():
+            out.extend(found)
+    else:
+        for path in records:
+            out.extend(record_findings(snapshot, path, ctx))
     return out
 
 
-def _record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Finding]:
-    cache = snapshot.cache if path not in snapshot.overlay else None
-    data = snapshot.raw(path)[0] if cache is not None else None
-    if cache is not None and data is not None:
-        cached = cache.findings(path, data)
+def record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Finding]:
+    cache = snapshot.cache
+    key = snapshot.content_key(path)  # None for a proposed change or without a cache
+    if cache is not None and key is not None:
+        cached = cache.findings(path, key)
         if cached is not None:
             return cached
+    found, facts = check_file(snapshot, path, ctx)
+    snapshot.note_facts(path, facts)
+    if cache is not None and key is not None:
+        cache.put_findings(key, found)
+        cache.put_facts(key, facts)
+    return found
+
+
+def check_file(snapshot: Snapshot, path: str, ctx: Context) -> tuple[list[Finding], RecordFacts]:
+    """The file rules' findings on one record, and its reference facts (no cache involved)."""
     rec = snapshot.parse(path)
     found = [f for rule in FILE_RULES for f in rule.check_record(rec, ctx)]
-    facts = RecordFacts.of(rec)
-    snapshot.note_facts(path, facts)
-    if cache is not None and data is not None:
-        cache.put_findings(path, data, found)
-        cache.put_facts(path, data, facts)
-    return found
+    return found, RecordFacts.of(rec, snapshot.raw(path)[0])
 
 
 def _workspace_findings(ctx: Context) -> list[Finding]:

@@ -26,6 +26,10 @@ T = TypeVar("T")
 _FOLDER_KINDS = {folder: kind for kind, folder in KIND_DIRS.items()}
 
 
+# The byte strings the reference rules pre-filter on (cheaper than parsing every record).
+NEEDLES = (b"replaced_by", b"requires")
+
+
 @dataclass(frozen=True)
 class RecordFacts:
     """What the whole-workspace reference rules need from one record (small enough to cache)."""
@@ -34,9 +38,10 @@ class RecordFacts:
     replaced_by_line: int | None = None
     requires: tuple[str, ...] | None = None
     requires_line: int | None = None
+    needles: tuple[bytes, ...] = ()  # which of NEEDLES occur in the file's bytes
 
     @classmethod
-    def of(cls, rec: ParsedRecord) -> RecordFacts:
+    def of(cls, rec: ParsedRecord, data: bytes | None) -> RecordFacts:
         meta = rec.meta or {}
         target = meta.get("replaced_by")
         requires = meta.get("requires")
@@ -45,7 +50,12 @@ class RecordFacts:
             rec.line_of("replaced_by"),
             tuple(r for r in requires if isinstance(r, str)) if isinstance(requires, list) else None,
             rec.line_of("requires"),
+            _needles(data),
         )
+
+
+def _needles(data: bytes | None) -> tuple[bytes, ...]:
+    return tuple(n for n in NEEDLES if n in data) if data is not None else ()
 
 
 class Snapshot:
@@ -65,7 +75,8 @@ class Snapshot:
         self._raw: dict[str, tuple[bytes | None, str | None]] = {}
         self._memo: dict[str, Any] = {}
         self._facts: dict[str, RecordFacts] = {}
-        # Results of earlier runs keyed by content hash; never consulted for overlaid (proposed) files.
+        self._keys: dict[str, bytes | None] = {}
+        # Results of earlier runs keyed by content; never consulted for overlaid (proposed) files.
         self.cache = cache
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -176,31 +187,80 @@ class Snapshot:
                 out.append(self.record(path))
         return out
 
+    def content_key(self, path: str) -> bytes | None:
+        """The result-cache key of a file on disk: from its stat when the cache knows it (the
+        file is not read), else from its bytes; None without a cache, for a proposed change, or
+        for a file that cannot be read."""
+        if self.cache is None or path in self.overlay:
+            return None
+        if path in self._keys:
+            return self._keys[path]
+        try:
+            st = os.lstat(os.path.join(self.root, path))
+        except OSError:
+            st = None
+        key = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            key = self.cache.key_by_stat(path, stamp)
+            if key is None:
+                data, _ = self.raw(path)
+                if data is not None:
+                    key = self.cache.key_of(path, data)
+                    self.cache.note_stat(path, stamp, key)
+        else:  # a symlink or something odd: always by content
+            data, _ = self.raw(path)
+            key = self.cache.key_of(path, data) if data is not None else None
+        self._keys[path] = key
+        return key
+
     def facts_with(self, kind: Kind, needle: bytes) -> list[tuple[str, str, RecordFacts]]:
         """(slug, path, facts) of the records of `kind` whose bytes contain `needle`, sorted by slug;
-        from the cache when it knows the content, else parsed."""
+        from this run or the cache when known (an unchanged file is not even read), else parsed."""
         out = []
         for slug, path in sorted(self.slugs[kind].items()):
-            data, _ = self.raw(path)
-            if data is None or needle not in data:
-                continue
             facts = self._facts.get(path)
-            use_cache = facts is None and self.cache is not None and path not in self.overlay
-            if use_cache:
-                facts = self.cache.facts(path, data)
             if facts is None:
-                facts = RecordFacts.of(self.record(path))
-                if use_cache:
-                    self.cache.put_facts(path, data, facts)
-            out.append((slug, path, facts))
+                key = self.content_key(path)
+                if key is not None:
+                    facts = self.cache.facts(key)
+                if facts is None:
+                    data, _ = self.raw(path)
+                    if data is None:
+                        continue
+                    needles = _needles(data)
+                    # Only a record that names a reference is worth parsing.
+                    facts = RecordFacts.of(self.record(path), data) if needles else RecordFacts()
+                    if key is not None:
+                        self.cache.put_facts(key, facts)
+                self._facts[path] = facts
+            if needle in facts.needles:
+                out.append((slug, path, facts))
         return out
 
     @staticmethod
     def folder_of(kind: Kind) -> str:
         return KIND_DIRS.get(kind, "memory")
 
+    def adopt(
+        self, results: Iterable[tuple[str, bytes | None, Any, RecordFacts | None]], stats: dict[str, bytes]
+    ) -> None:
+        """Take over what a helper process learned checking some files: (path, content key,
+        findings, facts) each, and the file stats its cache noted."""
+        for path, key, found, facts in results:
+            self._keys[path] = key
+            if facts is not None:
+                self._facts[path] = facts
+            if self.cache is not None and key is not None:
+                self.cache.put_findings(key, found)
+                if facts is not None:
+                    self.cache.put_facts(key, facts)
+        if self.cache is not None:
+            self.cache.adopt_stats(stats)
+
     def share_cache(self, other: Snapshot, except_paths: set[str]) -> None:
         """Reuse `other`'s reads and parses for every path not in `except_paths` (same disk)."""
         self._raw = {p: v for p, v in other._raw.items() if p not in except_paths}
         self._records = {p: v for p, v in other._records.items() if p not in except_paths}
         self._facts = {p: v for p, v in other._facts.items() if p not in except_paths}
+        self._keys = {p: v for p, v in other._keys.items() if p not in except_paths}

@@ -1,0 +1,123 @@
+"""Check the files of a large cold run on every core: the parent forks helpers that each take a
+share of the files, checks its own share meanwhile, then adopts their results.
+
+Parsing YAML and scanning for secrets is CPU-bound pure Python, so threads would not help; a
+forked child starts instantly with everything already imported and the snapshot in memory. Used
+only when many files are not in the result cache (a first run, a config or memcli upgrade): below
+`MIN_FILES` forking costs more than it saves, and a warm run only stats files. Anything going
+wrong in a helper (it crashed, was killed, raised) just means the parent checks that share itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import TYPE_CHECKING
+
+from memcli.lint.finding import Finding
+from memcli.lint.snapshot import RecordFacts, Snapshot
+
+if TYPE_CHECKING:
+    from memcli.lint.rules.base import Context
+
+MIN_FILES = 2000  # files to check before a second process pays for itself
+MAX_PROCS = 8
+
+# (path, content key, findings, facts) of one file checked in a helper.
+_Result = tuple[str, bytes | None, list[Finding], RecordFacts | None]
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def procs_for(snapshot: Snapshot, count: int) -> int:
+    """How many processes to check `count` files with (1: do it here, alone)."""
+    if not hasattr(os, "fork") or snapshot.overlay:
+        return 1
+    todo = count if snapshot.cache is None else count - snapshot.cache.known_files()
+    if todo < MIN_FILES:
+        return 1
+    return max(1, min(_cores(), MAX_PROCS, todo // (MIN_FILES // 2)))
+
+
+def _check_share(snapshot: Snapshot, paths: list[str], ctx: Context) -> list[_Result]:
+    from memcli.lint.engine import check_file
+
+    out: list[_Result] = []
+    cache = snapshot.cache
+    for path in paths:
+        key = snapshot.content_key(path)
+        if cache is not None and key is not None:
+            cached = cache.findings(path, key)
+            if cached is not None:
+                out.append((path, key, cached, cache.facts(key)))
+                continue
+        found, facts = check_file(snapshot, path, ctx)
+        out.append((path, key, found, facts))
+    return out
+
+
+def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int] | None:
+    """Start a helper checking `paths`; (pid, read end of its result pipe), or None if it cannot."""
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the helper: compute, hand the results over, and leave without cleanup
+        code = 1
+        try:
+            os.close(read)
+            results = _check_share(snapshot, paths, ctx)
+            stats = snapshot.cache.stats_for(paths) if snapshot.cache is not None else {}
+            with os.fdopen(write, "wb") as out:
+                pickle.dump((results, stats), out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collect(pid: int, read: int) -> tuple[list[_Result], dict[str, bytes]] | None:
+    try:
+        with os.fdopen(read, "rb") as fh:
+            data = fh.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:
+        return None
+
+
+def check_in_parallel(
+    snapshot: Snapshot, paths: list[str], ctx: Context, procs: int
+) -> dict[str, list[Finding]]:
+    """Findings of the record files `paths`, checked by `procs` processes; the results (facts,
+    cache entries) are adopted into `snapshot` and its cache as if checked here."""
+    from memcli.lint.engine import record_findings
+
+    shares = [paths[i::procs] for i in range(procs)]
+    helpers = [(share, _fork(snapshot, share, ctx)) for share in shares[1:]]
+    out = {path: record_findings(snapshot, path, ctx) for path in shares[0]}
+    for share, helper in helpers:
+        got = _collect(*helper) if helper is not None else None
+        if got is None:  # the helper failed: check its share here
+            out.update((path, record_findings(snapshot, path, ctx)) for path in share)
+            continue
+        results, stats = got
+        snapshot.adopt(results, stats)
+        out.update((path, found) for path, _, found, _ in results)
+    return out
