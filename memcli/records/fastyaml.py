@@ -33,6 +33,15 @@ class Unsupported(Exception):
     """The node needs the full constructor."""
 
 
+class BadValue(ValueError):
+    """A scalar of the right shape but an impossible value (`2026-02-30`, hour 24): PyYAML's
+    constructors raise a bare ValueError for these; this one says which node."""
+
+    def __init__(self, node: Node, problem: str) -> None:
+        super().__init__(problem)
+        self.line = node.start_mark.line if node.start_mark is not None else None
+
+
 def construct(loader: Any, root: Node) -> Any:
     """The Python value of `root`, built like `loader.construct_document(root)` would."""
     # aliases share one object, as with PyYAML (and no blow-up); a module-level function, not a
@@ -58,7 +67,10 @@ def _build(loader: Any, node: Node, memo: dict[int, Any], active: set[int]) -> A
         ):
             value = int(node.value)  # what construct_yaml_int gives a plain decimal, minus its work
         elif tag in _SCALARS:
-            value = getattr(loader, _SCALARS[tag])(node)
+            try:
+                value = getattr(loader, _SCALARS[tag])(node)
+            except (ValueError, OverflowError) as exc:
+                raise BadValue(node, str(exc)) from None
         else:
             raise Unsupported
     elif isinstance(node, SequenceNode) and tag == _SEQ:

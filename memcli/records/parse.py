@@ -137,6 +137,11 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
         except fastyaml.Unsupported:
             data = loader.construct_document(node)
         return data, key_lines, None, None
+    except fastyaml.BadValue as exc:
+        line = exc.line + 2 if exc.line is not None else None
+        return None, key_lines, f"YAML error on line {line}: impossible value ({exc})", line
+    except (ValueError, OverflowError) as exc:  # the same from the full constructor
+        return None, {}, f"YAML error: impossible value ({exc})", None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark else None
@@ -231,7 +236,11 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
             )
 
 
-def parse_record(path: str, data: bytes, kind: Kind | None, slug: str | None) -> ParsedRecord:
+def parse_record(
+    path: str, data: bytes, kind: Kind | None, slug: str | None, *, validate: bool = True
+) -> ParsedRecord:
+    """The record in `data`; with `validate=False` only read (frontmatter, body, key lines), no
+    field checks: for callers that only need a few raw values, e.g. the reference rules."""
     rec = ParsedRecord(path, kind, slug)
     text, error, line = _decode(data)
     if text is None:
@@ -254,6 +263,6 @@ def parse_record(path: str, data: bytes, kind: Kind | None, slug: str | None) ->
         rec.parse_line = 2
         return rec
     rec.meta = meta
-    if kind is not None:
+    if kind is not None and validate:
         _validate(rec, meta)
     return rec

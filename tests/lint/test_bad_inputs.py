@@ -50,6 +50,16 @@ CASES: dict[str, tuple[dict, dict, int]] = {
         {f"{D}/a.md": {("parse", 4)}},
         1,
     ),
+    "impossible-timestamp": (
+        {f"{D}/a.md": "---\nstatus: open\ncreated_at: 2026-02-30T10:00:00+09:00\n---\n"},
+        {f"{D}/a.md": {("parse", 3)}},
+        1,
+    ),
+    "impossible-hour-in-a-list": (
+        {f"{D}/a.md": "---\nstatus: open\nsources:\n  - at: 2026-04-27T24:00:00Z\n---\n"},
+        {f"{D}/a.md": {("parse", 4)}},
+        1,
+    ),
     "yaml-list": ({f"{D}/a.md": "---\n- status\n- open\n---\n"}, {f"{D}/a.md": {("parse", 2)}}, 1),
     "yaml-scalar": ({f"{D}/a.md": "---\njust words\n---\n"}, {f"{D}/a.md": {("parse", 2)}}, 1),
     "tabs": (
