@@ -174,6 +174,14 @@ class Snapshot:
             return ParsedRecord(path, loc.kind, loc.slug, parse_error=error)
         return parse_record(path, data, loc.kind, loc.slug)
 
+    def _read_only(self, path: str, data: bytes) -> ParsedRecord:
+        """The record as parsed for its raw values (no field validation; facts need none)."""
+        rec = self._records.get(path)
+        if rec is not None:
+            return rec
+        loc = locate(path)
+        return parse_record(path, data, loc.kind, loc.slug, validate=False)
+
     def note_facts(self, path: str, facts: RecordFacts) -> None:
         """Facts of a record already parsed, so the reference rules need not parse it again."""
         self._facts[path] = facts
@@ -230,7 +238,7 @@ class Snapshot:
                         continue
                     needles = _needles(data)
                     # Only a record that names a reference is worth parsing.
-                    facts = RecordFacts.of(self.record(path), data) if needles else RecordFacts()
+                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else RecordFacts()
                     if key is not None:
                         self.cache.put_facts(key, facts)
                 self._facts[path] = facts
