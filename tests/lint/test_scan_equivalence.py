@@ -118,3 +118,28 @@ def test_record_frontmatter_parses_like_pyyaml(doc: str) -> None:
     expected = yaml.safe_load(doc)
     assert rec.meta == expected
     assert [type(v) for v in rec.meta.values()] == [type(v) for v in expected.values()]
+
+
+@pytest.mark.parametrize(
+    "slug",
+    ["use-sqlite", "a", "a" * 64, "a" * 65, "abc\n", "-a", "a-", "a--b", "A", "ü", "a_b", "a.b", "", "0-9"],
+)
+def test_the_slug_fast_path_agrees_with_slug_problem(slug: str, tmp_path) -> None:
+    from lint.kit import make_workspace, record
+
+    from memcli.lint.engine import lint
+    from memcli.slug import slug_problem
+    from memcli.workspace import Workspace
+
+    if "\n" in slug or not slug:  # not a file name a file system takes: check the rule directly
+        from memcli.lint.rules.location import InvalidSlug
+        from memcli.records.parse import ParsedRecord
+        from memcli.workspace import Kind
+
+        found = list(
+            InvalidSlug().check_record(ParsedRecord("memory/decisions/x.md", Kind.DECISION, slug), None)
+        )
+    else:
+        root = make_workspace(tmp_path / "ws", {f"memory/decisions/{slug}.md": record("decision")})
+        found = [f for f in lint(Workspace.open(root)) if f.code == "invalid-slug"]
+    assert bool(found) == (slug_problem(slug) is not None)

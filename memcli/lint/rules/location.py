@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
 from memcli.records.parse import ParsedRecord
-from memcli.slug import slug_problem
+from memcli.slug import SLUG_RE, slug_problem
 from memcli.workspace import Kind, locate
 
 
@@ -46,6 +46,8 @@ class InvalidSlug(Rule):
     def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
         if rec.kind is Kind.SUMMARY or rec.slug is None:
             return
+        if SLUG_RE.fullmatch(rec.slug) and "--" not in rec.slug:
+            return  # valid: the common case, without slug_problem's character-by-character look
         problem = slug_problem(rec.slug)
         if problem:
             yield self.finding(rec.path, None, f"invalid slug {rec.slug!r}: {problem}; rename the file")
