@@ -26,6 +26,11 @@ _SCALARS = {
 }
 
 _INT = _T + "int"
+_TIMESTAMP = _T + "timestamp"
+# Records written together share their timestamps (created_at == updated_at, one run's batch):
+# parsing each text once is enough.
+_TIMESTAMPS: dict[str, Any] = {}
+_TIMESTAMPS_MAX = 20_000
 _KEY_TAGS = frozenset((_STR, *_SCALARS))
 
 
@@ -66,11 +71,15 @@ def _build(loader: Any, node: Node, memo: dict[int, Any], active: set[int]) -> A
             and (node.value[0] != "0" or node.value == "0")
         ):
             value = int(node.value)  # what construct_yaml_int gives a plain decimal, minus its work
+        elif tag == _TIMESTAMP and node.value in _TIMESTAMPS:
+            value = _TIMESTAMPS[node.value]  # an immutable date or datetime, built before
         elif tag in _SCALARS:
             try:
                 value = getattr(loader, _SCALARS[tag])(node)
             except (ValueError, OverflowError) as exc:
                 raise BadValue(node, str(exc)) from None
+            if tag == _TIMESTAMP and len(_TIMESTAMPS) < _TIMESTAMPS_MAX:
+                _TIMESTAMPS[node.value] = value
         else:
             raise Unsupported
     elif isinstance(node, SequenceNode) and tag == _SEQ:

@@ -95,6 +95,8 @@ DOCS = (
     "sources:\n  - session_id: abc\n    range: [3, 18]\n  - {session_id: '1', range: [0, 0]}\n",
     "k: [1, 'x', {y: z}, [], {}]\nl: 'quoted: 1'\nm: |\n  block\n  text\nn: >\n  folded\nyes: no\n",
     "ｋｅｙ: 値\n数: １２\nz: ٣\n",
+    "a: 2026-04-27 10:00:00.123456789-05:30\nb: 2026-04-27t10:00:00z\nc: 2026-4-7\nd: 2026-04-27T10:00:00\n",
+    "a: [2026-04-27T10:00:00+09:00, 2026-04-27T10:00:00+09:00]\nb: 2026-04-27T10:00:00.5Z\n",
 )
 
 
@@ -114,10 +116,14 @@ def test_the_remembering_loader_resolves_like_pyyaml(doc: str) -> None:
 def test_record_frontmatter_parses_like_pyyaml(doc: str) -> None:
     from memcli.records.parse import parse_record
 
-    rec = parse_record("memory/x.md", f"---\n{doc}---\nbody\n".encode(), None, None)
     expected = yaml.safe_load(doc)
-    assert rec.meta == expected
-    assert [type(v) for v in rec.meta.values()] == [type(v) for v in expected.values()]
+    for _ in range(2):  # the second time with remembered values
+        rec = parse_record("memory/x.md", f"---\n{doc}---\nbody\n".encode(), None, None)
+        assert rec.meta == expected
+        assert [type(v) for v in rec.meta.values()] == [type(v) for v in expected.values()]
+        assert [getattr(v, "tzinfo", None) for v in rec.meta.values()] == [
+            getattr(v, "tzinfo", None) for v in expected.values()
+        ]
 
 
 @pytest.mark.parametrize(
