@@ -5,6 +5,9 @@ the same in a 100- and a 10 000-record workspace.
 
 * Coord: BM25 lets one rare word outweigh several common ones; for memory questions a record that
   matches more of the query's words is more often the answer (Lucene's old "coord" factor).
+* Proximity: a record where two consecutive query words also stand next to each other ("homeless
+  shelter", "video games", "write-ahead log") is more likely about that thing than one that uses
+  the two words apart (the ordered-window part of the sequential dependence model).
 * Feedback (RM3-style): a record rarely repeats the question's words (the question says "research",
   the record "looked into adoption agencies"). The first hits are usually on topic, so their most
   distinctive terms (tf × idf) score the candidates a second time at a lower weight. It only
@@ -17,25 +20,35 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
+from itertools import pairwise
 
 COORD = 0.5
+PROXIMITY = 0.3
 FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 8
-FEEDBACK_WEIGHT = 0.3
+FEEDBACK_WEIGHT = 0.2
 # Below this many records the first hits are most of the collection: their terms say nothing.
 MIN_RECORDS = 50
 _K1, _B = 1.2, 0.75
 
 
-def candidate_terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
-    """The indexed terms (all columns) of each candidate."""
-    out: dict[int, list[str]] = {}
+Fields = tuple[list[str], list[str], list[str]]  # slug, description, body terms
+
+
+def candidate_fields(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Fields]:
+    """The indexed terms of each candidate, per column (slug, description, body)."""
+    out: dict[int, Fields] = {}
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        sql = (f"SELECT rowid, slug || ' ' || description || ' ' || body FROM fts"
-               f" WHERE rowid IN ({','.join('?' * len(chunk))})")
-        out.update((doc_id, text.split()) for doc_id, text in conn.execute(sql, chunk))
+        sql = f"SELECT rowid, slug, description, body FROM fts WHERE rowid IN ({','.join('?' * len(chunk))})"
+        rows = conn.execute(sql, chunk)
+        out.update((doc_id, (s.split(), d.split(), b.split())) for doc_id, s, d, b in rows)
     return out
+
+
+def candidate_terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
+    """The indexed terms (all columns, in order) of each candidate."""
+    return {doc_id: s + d + b for doc_id, (s, d, b) in candidate_fields(conn, ids).items()}
 
 
 def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
@@ -46,6 +59,23 @@ def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[li
         present = set(words)
         matched = sum(all(t in present for t in group) for group in groups)
         scores[doc_id] *= (max(matched, 1) / len(groups)) ** COORD
+
+
+def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
+    """Scale each score by 1 + PROXIMITY × (share of consecutive query word pairs found adjacent), in place.
+
+    Stopwords are not indexed, so "trip with her family" has "trip family" adjacent: a pair is the
+    query's consecutive single-term groups (CJK runs already match as phrases).
+    """
+    words = [g[0] for g in groups if len(g) == 1]
+    pairs = {(a, b) for a, b in pairwise(words) if a != b}
+    if not pairs or PROXIMITY == 0:
+        return
+    for doc_id, seq in terms.items():
+        found = {(a, b) for a, b in pairwise(seq) if (a, b) in pairs or (b, a) in pairs}
+        matched = sum((a, b) in found or (b, a) in found for a, b in pairs)
+        if matched:
+            scores[doc_id] *= 1 + PROXIMITY * matched / len(pairs)
 
 
 def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]],

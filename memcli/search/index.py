@@ -24,7 +24,7 @@ from memcli.search.records import IndexedRecord, read_record
 from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
@@ -35,7 +35,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
-  status TEXT, model_invocation INTEGER, parse_error TEXT);
+  status TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
 CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body, tokenize = "unicode61 remove_diacritics 0");
 """
@@ -235,9 +235,10 @@ class SearchIndex:
             self._drop(doc_id)
         cur = self.conn.execute(
             "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status,"
-            " model_invocation, parse_error) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " model_invocation, parse_error, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (rec.path, st.st_mtime_ns, st.st_size, now, digest, rec.type, rec.slug, rec.kind, rec.status,
-             rec.model_invocation, rec.parse_error),
+             rec.model_invocation, rec.parse_error,
+             sum(len(t.split()) for t in (rec.slug_terms, rec.description_terms, rec.body_terms))),
         )
         self.conn.execute("INSERT INTO texts VALUES (?,?,?)", (cur.lastrowid, rec.summary, rec.body))
         self.conn.execute(
@@ -265,6 +266,10 @@ class SearchIndex:
 
     def size(self) -> int:
         return self.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+
+    def avg_length(self) -> float:
+        """The mean number of indexed terms per record (BM25's length normalisation)."""
+        return self.conn.execute("SELECT avg(terms) FROM docs").fetchone()[0] or 0.0
 
     def counts(self) -> tuple[int, int]:
         """(records indexed, of which not valid records)."""

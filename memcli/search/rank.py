@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memcli.search import expand
+from memcli.search import bm25, expand
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
 from memcli.search.text import fts_query, normalize, query_groups
@@ -69,13 +69,17 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         return []
     where, args = _filters(types, kind, status, include_replaced)
     sql = (
-        "SELECT d.id, -bm25(fts, ?, ?, ?) AS s FROM fts JOIN docs d ON d.id = fts.rowid"
-        f" WHERE fts MATCH ?{where} ORDER BY s DESC LIMIT ?"
+        "SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid"
+        f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
     )
-    scores = _run(index, sql, [*weights, fts_query(groups), *args, max(8 * limit, _CANDIDATES)])
-    if scores:
-        terms = expand.candidate_terms(index.conn, list(scores))
+    ids = _run(index, sql, [fts_query(groups), *args, *weights, max(8 * limit, _CANDIDATES)])
+    scores: dict[int, float] = {}
+    if ids:
+        fields = expand.candidate_fields(index.conn, ids)
+        scores = bm25.score(index.conn, groups, fields, weights, index.size(), index.avg_length())
+        terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
+        expand.proximity(scores, terms, groups)
         expand.feedback(scores, terms, {t for g in groups for t in g}, index.size())
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
@@ -84,11 +88,11 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
 
 
-def _run(index: SearchIndex, sql: str, args: list[object]) -> dict[int, float]:
+def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:
     try:
-        return dict(index.conn.execute(sql, args))
+        return [doc_id for (doc_id,) in index.conn.execute(sql, args)]
     except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
-        return {}
+        return []
 
 
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:

@@ -94,6 +94,11 @@ def query_groups(query: str) -> list[list[str]]:
     return groups or dropped[:MAX_QUERY_TERMS]
 
 
+def is_prefix(group: list[str]) -> bool:
+    """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
+    return len(group) == 1 and len(group[0]) == 1 and bool(_TOKEN.match(group[0]).group(1))
+
+
 def fts_query(groups: list[list[str]]) -> str:
     """An FTS5 MATCH expression: the groups OR-ed, each quoted, so no user text is FTS syntax.
 
@@ -102,7 +107,7 @@ def fts_query(groups: list[list[str]]) -> str:
     """
     parts = []
     for group in groups:
-        if len(group) == 1 and len(group[0]) == 1 and _TOKEN.match(group[0]).group(1):
+        if is_prefix(group):
             parts.append(f'"{group[0]}"*')
         else:
             parts.append('"' + " ".join(group) + '"')

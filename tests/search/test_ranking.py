@@ -182,3 +182,44 @@ def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
         terms = list(feedback_terms(firsts, every, {"adopt"}))
     assert terms[0] == index_terms("agencies")  # in both first hits, nowhere else
     assert "adopt" not in terms and index_terms("note") not in terms
+
+
+def test_query_words_side_by_side_outrank_the_same_words_apart(records):
+    # "apart" is shorter, so it wins on BM25 alone; the adjacent pair must turn that around.
+    records.request("apart", "Shelter dogs: homeless people fed them.")
+    records.request("together", "The volunteers cooked food at the homeless shelter downtown.")
+    assert slugs(search(records.root, "homeless shelter")) == ["together", "apart"]
+
+
+def test_repeating_one_query_word_does_not_beat_matching_two(records):
+    records.request("repeats", "Backup backup backup: the backup of the backup folder.")
+    records.request("both", "Backup, then restore it on a spare machine.")
+    assert slugs(search(records.root, "backup restore")) == ["both", "repeats"]
+
+
+def test_a_word_in_most_records_still_counts(records):
+    from memcli.search import bm25
+    from memcli.search.expand import candidate_fields
+    from memcli.search.rank import WEIGHTS
+
+    for i in range(5):
+        records.request(f"alice-{i}", f"Alice wrote note number {i}.")
+    records.request("bob", "Bob wrote a note.")
+    with SearchIndex(records.root) as index:
+        index.refresh()
+        ids = [row[0] for row in index.conn.execute("SELECT id FROM docs")]
+        fields = candidate_fields(index.conn, ids)
+        scores = bm25.score(index.conn, [["alic"]], fields, WEIGHTS, index.size(), index.avg_length())
+    assert len(scores) == 5 and min(scores.values()) > 0.1  # FTS5's bm25() gives it ~1e-6
+
+
+@pytest.mark.parametrize(("words", "group", "expected"), [
+    (["sqlite", "wal", "sqlite"], ["sqlite"], 2),
+    (["日本", "本語", "語で", "日本"], ["日本", "本語"], 1),
+    (["一つ", "つの", "一"], ["一"], 2),
+    (["wal"], ["sqlite"], 0),
+])
+def test_occurrences_of_terms_phrases_and_prefixes(words, group, expected):
+    from memcli.search.bm25 import occurrences
+
+    assert occurrences(words, group) == expected

@@ -1,0 +1,66 @@
+"""BM25 of the first-pass candidates, computed here rather than by FTS5's bm25().
+
+FTS5's bm25() fixes k1 = 1.2, b = 0.75 and gives a word found in more than half of the records an
+idf of ~0. Memory records are short (a sentence to a few paragraphs), so length differences say
+little about relevance and one mention is already the whole story: a low k1 (tf saturates at once)
+and a low b (little length normalisation) suit them, and a word common to most records (a project
+or person's name) should still count a little (Lucene's idf, log(1 + (N - n + .5) / (n + .5))).
+
+The formula is FTS5's otherwise (BM25F-like): per query group, tf = Σ column weight × occurrences
+in the column, normalised by the whole record's length against the collection's average. FTS5 still
+picks the candidates; only their order comes from here. Document frequencies are one FTS5 count per
+query group, the average length one aggregate over `docs` — both independent of the candidates.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+from memcli.search.expand import Fields
+from memcli.search.text import fts_query, is_prefix
+
+K1 = 0.5
+B = 0.3
+
+
+
+def occurrences(words: list[str], group: list[str]) -> int:
+    """How often `group` (one term, a CJK bigram phrase, or a single CJK character) occurs in `words`."""
+    if is_prefix(group):
+        return sum(w.startswith(group[0]) for w in words)
+    if len(group) == 1:
+        return words.count(group[0])
+    n = len(group)
+    return sum(words[i : i + n] == group for i in range(len(words) - n + 1))
+
+
+def idf(conn: sqlite3.Connection, groups: list[list[str]], total: int) -> list[float]:
+    """Lucene's idf of each group over the whole index (not only the filtered candidates)."""
+    sql = "SELECT count(*) FROM fts WHERE fts MATCH ?"
+    out = []
+    for group in groups:
+        try:
+            (n,) = conn.execute(sql, (fts_query([group]),)).fetchone()
+        except sqlite3.OperationalError:  # as in rank._run: an expression SQLite refuses matches nothing
+            n = 0
+        out.append(math.log(1 + (total - n + 0.5) / (n + 0.5)))
+    return out
+
+
+def score(conn: sqlite3.Connection, groups: list[list[str]], fields: dict[int, Fields],
+          weights: tuple[float, float, float], total: int, avg_length: float) -> dict[int, float]:
+    """BM25 of each candidate for `groups`; candidates that match no group are left out."""
+    idfs = idf(conn, groups, total)
+    avg = avg_length or 1.0
+    out: dict[int, float] = {}
+    for doc_id, columns in fields.items():
+        norm = K1 * (1 - B + B * sum(map(len, columns)) / avg)
+        s = 0.0
+        for group, weight in zip(groups, idfs, strict=True):
+            tf = sum(w * occurrences(col, group) for w, col in zip(weights, columns, strict=True) if col)
+            if tf:
+                s += weight * tf * (K1 + 1) / (tf + norm)
+        if s > 0:
+            out[doc_id] = s
+    return out
