@@ -149,3 +149,15 @@ def test_the_slug_fast_path_agrees_with_slug_problem(slug: str, tmp_path) -> Non
         root = make_workspace(tmp_path / "ws", {f"memory/decisions/{slug}.md": record("decision")})
         found = [f for f in lint(Workspace.open(root)) if f.code == "invalid-slug"]
     assert bool(found) == (slug_problem(slug) is not None)
+
+
+def test_one_pass_hint_search_finds_every_hint_substring_search_finds() -> None:
+    rng = random.Random(5)
+    pieces = [*secrets._ALL_HINTS, "-", "--", "---", "s", "k", "a", "x", "_", ".", ":", "/", " ", "é", "日"]
+    seen: set[str] = set()
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).lower()
+        expected = {h for h in secrets._ALL_HINTS if h in text}
+        assert secrets._hints_in(text) == expected, text
+        seen |= expected
+    assert seen == set(secrets._ALL_HINTS)
