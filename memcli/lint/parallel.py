@@ -11,7 +11,6 @@ wrong in a helper (it crashed, was killed, raised) just means the parent checks 
 from __future__ import annotations
 
 import os
-import pickle
 from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding
@@ -76,6 +75,8 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
     if pid == 0:  # the helper: compute, hand the results over, and leave without cleanup
         code = 1
         try:
+            import pickle
+
             os.close(read)
             results = _check_share(snapshot, paths, ctx)
             stats = snapshot.cache.stats_for(paths) if snapshot.cache is not None else {}
@@ -89,6 +90,8 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
 
 
 def _collect(pid: int, read: int) -> tuple[list[_Result], dict[str, bytes]] | None:
+    import pickle
+
     try:
         with os.fdopen(read, "rb") as fh:
             data = fh.read()
