@@ -11,6 +11,7 @@ wrong in a helper (it crashed, was killed, raised) just means the parent checks 
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding
@@ -35,7 +36,8 @@ def _cores() -> int:
 
 def procs_for(snapshot: Snapshot, count: int) -> int:
     """How many processes to check `count` files with (1: do it here, alone)."""
-    if not hasattr(os, "fork") or snapshot.overlay:
+    # A forked child gets only the calling thread; locks other threads held would stay locked.
+    if not hasattr(os, "fork") or snapshot.overlay or threading.active_count() > 1:
         return 1
     todo = count if snapshot.cache is None else count - snapshot.cache.known_files()
     if todo < MIN_FILES:

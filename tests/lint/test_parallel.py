@@ -87,3 +87,14 @@ def test_small_runs_and_warm_caches_stay_in_one_process(ws: Path) -> None:
     assert parallel.procs_for(snap, 50) == 1  # below MIN_FILES
     cache = ResultCache(None, workspace.config.lint)
     assert parallel.procs_for(Snapshot(workspace, {"memory/x.md": b""}, cache=cache), 10**6) == 1  # tool path
+    assert parallel.procs_for(Snapshot(workspace, cache=cache), 10**6) > 1 or parallel._cores() == 1
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:  # never fork a multi-threaded process
+        assert parallel.procs_for(Snapshot(workspace, cache=cache), 10**6) == 1
+    finally:
+        stop.set()
+        other.join()
