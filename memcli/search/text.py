@@ -13,8 +13,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from memcli.search.irregular import BASE
+
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana (incl. ー)
@@ -45,7 +47,9 @@ def _stemmer():
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """English Snowball stem of an ASCII word; other scripts are returned as they are."""
+    """English Snowball stem of an ASCII word (irregular forms first turned into their base, see
+    memcli.search.irregular); other scripts are returned as they are."""
+    word = BASE.get(word, word)
     if not word.isascii() or not word.isalpha() or len(word) < 4:
         return word
     return _stemmer().stemWord(word)

@@ -223,3 +223,18 @@ def test_occurrences_of_terms_phrases_and_prefixes(words, group, expected):
     from memcli.search.bm25 import occurrences
 
     assert occurrences(words, group) == expected
+
+
+def test_irregular_forms_meet_their_base(records):
+    records.request("bike", "She bought a bike for the children last spring.")
+    records.request("other", "She wants a car.")
+    assert slugs(search(records.root, "buy bicycle child"))[0] == "bike"
+    assert slugs(search(records.root, "what did she buy")) == ["bike"]
+    assert slugs(search(records.root, "child")) == ["bike"]
+
+
+def test_ambiguous_irregular_forms_are_left_alone():
+    from memcli.search.text import index_terms
+
+    assert index_terms("left ground") == "left ground"  # not "leav grind"
+    assert index_terms("went taught") == "go teach"

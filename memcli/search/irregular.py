@@ -1,0 +1,45 @@
+"""Irregular English word forms → the form Snowball stems like the rest of their family.
+
+Snowball only strips suffixes, so "bought" never meets "buy" and "children" never meets "child":
+a question asks "what did she buy?", the record says "she bought a bike". Only forms with one
+common reading are listed ("left", "saw", "found", "felt", "leaves", "bit", "ground", "rose", "bound",
+"wound" and "bore" are not: each is as often a word of its own).
+"""
+
+from __future__ import annotations
+
+_VERBS = """
+arise arose arisen|awake awoke awoken|bear borne|beat beaten|become became|begin began begun|
+bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|breed bred|
+bring brought|build built|burn burnt|buy bought|catch caught|choose chose chosen|cling clung|
+come came|creep crept|deal dealt|dig dug|do did done|draw drew drawn|dream dreamt|drink drank drunk|
+drive drove driven|eat ate eaten|fall fell fallen|feed fed|fight fought|flee fled|fling flung|
+fly flew flown|forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|
+freeze froze frozen|get got gotten|give gave given|go went gone|grow grew grown|
+hang hung|have had|hear heard|hide hid hidden|hold held|keep kept|kneel knelt|know knew known|
+lay laid|lead led|lean leant|leap leapt|learn learnt|lend lent|lie lain|lose lost|make made|
+mean meant|meet met|mistake mistook mistaken|pay paid|prove proven|ride rode ridden|ring rang rung|
+rise risen|run ran|say said|see seen|seek sought|sell sold|send sent|shake shook shaken|
+shine shone|shoot shot|show shown|shrink shrank shrunk|sing sang sung|sink sank sunk|sit sat|
+sleep slept|slide slid|speak spoke spoken|speed sped|spend spent|spin spun|spit spat|
+spring sprang sprung|stand stood|steal stole stolen|stick stuck|sting stung|stink stank stunk|
+strike struck stricken|strive strove striven|swear swore sworn|sweep swept|swim swam swum|
+swing swung|take took taken|teach taught|tear tore torn|tell told|think thought|throw threw thrown|
+understand understood|wake woke woken|wear wore worn|weave wove woven|weep wept|win won|
+withdraw withdrew withdrawn|write wrote written
+"""
+_NOUNS = """
+child children|man men|woman women|mouse mice|foot feet|tooth teeth|goose geese|life lives|
+wife wives|knife knives|wolf wolves|half halves|shelf shelves|self selves|thief thieves|
+loaf loaves|calf calves|person persons|criterion criteria|phenomenon phenomena|analysis analyses|
+crisis crises|thesis theses|datum data|medium media
+"""
+_SKIP = {"data", "media"}  # "data" and "media" are used as words of their own
+
+BASE: dict[str, str] = {
+    form: forms.split()[0]
+    for table in (_VERBS, _NOUNS)
+    for forms in table.replace("\n", "").split("|")
+    for form in forms.split()[1:]
+    if form not in _SKIP
+}
