@@ -43,3 +43,16 @@ BASE: dict[str, str] = {
     for form in forms.split()[1:]
     if form not in _SKIP
 }
+
+# Clipped and informal forms of the same word → the full word. Keys are matched against stems (see
+# text.stem), so plurals follow. Not here: forms with a technical reading in a code base ("doc",
+# "vet", "spec") and synonyms proper (movie/film): only spellings of one word.
+_CLIPPED = """
+mom mother|mum mother|mommy mother|mama mother|dad father|daddy father|papa father|
+grandma grandmother|granny grandmother|grandpa grandfather|kid child|kiddo child|bro brother|
+sis sister|pup puppy|bike bicycle|photo photograph|pic picture|fav favorite|favourite favorite|
+ad advertisement|info information|app application|exam examination|gym gymnasium|lab laboratory|
+math mathematics|maths mathematics|fridge refrigerator|tv television|flu influenza|uni university|
+convo conversation|vacay vacation|bday birthday
+"""
+CLIPPED: dict[str, str] = dict(pair.split() for pair in _CLIPPED.replace("\n", "").split("|"))

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from memcli.search.irregular import BASE
+from memcli.search.irregular import BASE, CLIPPED
 
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
 TOKENIZER_VERSION = 2
@@ -50,9 +50,21 @@ def stem(word: str) -> str:
     """English Snowball stem of an ASCII word (irregular forms first turned into their base, see
     memcli.search.irregular); other scripts are returned as they are."""
     word = BASE.get(word, word)
-    if not word.isascii() or not word.isalpha() or len(word) < 4:
+    if not word.isascii() or not word.isalpha():
         return word
-    return _stemmer().stemWord(word)
+    root = _snowball(word)
+    full = _clipped().get(root)
+    return root if full is None else _snowball(full)
+
+
+def _snowball(word: str) -> str:
+    return word if len(word) < 4 else _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _clipped() -> dict[str, str]:
+    """CLIPPED keyed by stem ("mommies" and "mommy" both stem to "mommi")."""
+    return {_snowball(short): full for short, full in CLIPPED.items()}
 
 
 def normalize(text: str) -> str:

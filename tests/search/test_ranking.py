@@ -238,3 +238,10 @@ def test_ambiguous_irregular_forms_are_left_alone():
 
     assert index_terms("left ground") == "left ground"  # not "leav grind"
     assert index_terms("went taught") == "go teach"
+
+
+def test_clipped_forms_meet_the_full_word(records):
+    records.request("family", "Her grandmother and the kids looked at old photographs.")
+    records.request("other", "The team looked at old dashboards.")
+    assert slugs(search(records.root, "grandma photos")) == ["family"]
+    assert slugs(search(records.root, "children")) == ["family"]
