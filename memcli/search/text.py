@@ -16,7 +16,7 @@ from functools import lru_cache
 from memcli.search.irregular import BASE, CLIPPED
 
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
-TOKENIZER_VERSION = 2
+TOKENIZER_VERSION = 3
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana (incl. ー)
