@@ -15,7 +15,10 @@ Method (as the paper's Table 3, "Observation" rows, and its task_eval/evaluation
   * "ceiling" is the recall of returning every record: ~19% of the QA evidence ids are cited by no
     observation, so no retriever over observations can pass ~81% overall.
 
-    python bench/search_locomo.py [--path locomo10.json] [--ks 5 10 25]
+    python bench/search_locomo.py [--path locomo10.json] [--ks 5 10 25] [--half first|second]
+
+Tuning a ranking parameter: choose it on `--half first` (conversations 0-4), report `--half second`
+(5-9, held out) and the full set, so the figures are not fitted to the questions they are read on.
 """
 
 from __future__ import annotations
@@ -162,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         "--path", type=Path, default=DEFAULT, help="locomo10.json (CC BY-NC 4.0, not shipped)"
     )
     parser.add_argument("--ks", type=int, nargs="+", default=[5, 10, 25])
+    parser.add_argument("--half", choices=["first", "second"],
+                        help="only the first or second half of the conversations (tune on one, report both)")
     args = parser.parse_args(argv)
     if not args.path.is_file():
         print(
@@ -170,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     data = json.loads(args.path.read_text(encoding="utf-8"))
+    if args.half:
+        data = data[: len(data) // 2] if args.half == "first" else data[len(data) // 2 :]
     t0 = time.perf_counter()
     scores, latency, counts = evaluate(data, sorted(args.ks))
     print(report(scores, latency, counts, sorted(args.ks)))
