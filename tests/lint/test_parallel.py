@@ -37,12 +37,19 @@ def ws(tmp_path: Path) -> Path:
     return make_workspace(tmp_path / "ws", _files())
 
 
+@pytest.fixture
+def single_threaded(monkeypatch) -> None:
+    """Threads other tests in this process left running would (rightly) keep lint from forking;
+    the runs here start none themselves."""
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+
+
 def _lint(root: Path, capsys, *, use_cache: bool) -> tuple[int, list]:
     code = run(Workspace.open(root), [], fmt="json", use_cache=use_cache)
     return code, json.loads(capsys.readouterr().out)["findings"]
 
 
-def test_parallel_run_equals_a_single_process_run(ws: Path, capsys, monkeypatch) -> None:
+def test_parallel_run_equals_a_single_process_run(ws: Path, capsys, monkeypatch, single_threaded) -> None:
     monkeypatch.setattr(parallel, "MIN_FILES", 10**9)
     alone = _lint(ws, capsys, use_cache=False)
     codes = {f["code"] for f in alone[1]}
@@ -65,7 +72,9 @@ def test_parallel_run_equals_a_single_process_run(ws: Path, capsys, monkeypatch)
     assert _lint(ws, capsys, use_cache=True) == alone  # warm, in one process, from what they filled
 
 
-def test_a_failing_helper_leaves_its_share_to_the_parent(ws: Path, capsys, monkeypatch) -> None:
+def test_a_failing_helper_leaves_its_share_to_the_parent(
+    ws: Path, capsys, monkeypatch, single_threaded
+) -> None:
     monkeypatch.setattr(parallel, "MIN_FILES", 10**9)
     alone = _lint(ws, capsys, use_cache=False)
     monkeypatch.setattr(parallel, "MIN_FILES", 20)
@@ -75,7 +84,11 @@ def test_a_failing_helper_leaves_its_share_to_the_parent(ws: Path, capsys, monke
         raise RuntimeError("helper died")
 
     monkeypatch.setattr(parallel, "_check_share", crash)  # only helpers call it
+    started = []
+    real_fork = parallel._fork
+    monkeypatch.setattr(parallel, "_fork", lambda *a: started.append(real_fork(*a)) or started[-1])
     assert _lint(ws, capsys, use_cache=True) == alone
+    assert len(started) == 1 and started[0] is not None
 
 
 def test_small_runs_and_warm_caches_stay_in_one_process(ws: Path) -> None:
@@ -87,9 +100,10 @@ def test_small_runs_and_warm_caches_stay_in_one_process(ws: Path) -> None:
     assert parallel.procs_for(snap, 50) == 1  # below MIN_FILES
     cache = ResultCache(None, workspace.config.lint)
     assert parallel.procs_for(Snapshot(workspace, {"memory/x.md": b""}, cache=cache), 10**6) == 1  # tool path
-    assert parallel.procs_for(Snapshot(workspace, cache=cache), 10**6) > 1 or parallel._cores() == 1
     import threading
 
+    if threading.active_count() == 1:  # else other tests left threads behind: forking is off
+        assert parallel.procs_for(Snapshot(workspace, cache=cache), 10**6) > 1 or parallel._cores() == 1
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
