@@ -9,6 +9,8 @@ pre-commit hook and CI start one):
   one file    `memcli lint <one changed file>` (the commit path; reference checks still see all)
 Each memcli figure is taken twice: with the per-file result cache under the state dir warm (the
 normal case from the second run on) and with an empty state dir (`no cache`, the honest cold figure).
+A cold whole-workspace run checks files in forked helpers on every core, so its cpu figure (parent
+and helpers together) exceeds its wall time on an idle machine; on a busy one the two converge.
 """
 
 from __future__ import annotations
