@@ -1,8 +1,9 @@
-"""Ranking: BM25 over (slug, description, body) with field weights, plus typo-tolerant slug matches.
+"""Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback), plus slug typos.
 
-FTS5's bm25() is negated (lower is better) and turned into a positive score. A slug that is close to
-the whole query by edit distance (rapidfuzz, ≥ SLUG_CUTOFF) adds up to the best BM25 score of the
-query, so `memcli search use-sqlte-wal` still puts `use-sqlite-wal` first.
+FTS5's bm25() only orders the candidate pool; their scores come from memcli.search.bm25 (k1/b for
+short records) and memcli.search.expand. A slug that is close to the whole query by edit distance
+(rapidfuzz, ≥ SLUG_CUTOFF) adds up to the best score of the query, so `memcli search use-sqlte-wal`
+still puts `use-sqlite-wal` first.
 """
 
 from __future__ import annotations
