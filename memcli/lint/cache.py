@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import struct
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ from memcli.lint.finding import Finding, Severity
 from memcli.lint.snapshot import RecordFacts
 
 CACHE_FILE = "lint-cache.marshal"
-_FORMAT = 2
+_FORMAT = 3
 _PKG = Path(__file__).resolve().parent.parent  # the memcli package
 # Code whose change can change a verdict.
 _CODE = ("lint", "records", "secrets.py", "slug.py", "workspace.py", "config.py", "__init__.py")
@@ -33,9 +34,9 @@ _CODE = ("lint", "records", "secrets.py", "slug.py", "workspace.py", "config.py"
 SETTLE_NS = 2_000_000_000
 
 _Entry = list  # [findings as tuples or None, facts as a tuple or None]
-Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-# Stored packed next to the content key (bytes load far faster than tuples of big ints).
-_STAMP = struct.Struct("<4q")
+# A file's size, mtime_ns, ctime_ns and inode, packed (bytes load far faster than tuples of big
+# ints) and stored in front of its content key.
+_STAMP = struct.Struct("<QqqQ")  # inode numbers may use all 64 bits; times may be negative
 
 
 def fingerprint(config: LintConfig) -> str:
@@ -89,22 +90,28 @@ class ResultCache:
 
     # -- content keys from stats ------------------------------------------------------------
 
-    def key_by_stat(self, path: str, stamp: Stamp) -> bytes | None:
+    @staticmethod
+    def stamp_of(st: os.stat_result) -> bytes:
+        """What identifies a file's version without reading it: size, mtime, ctime, inode."""
+        return _STAMP.pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+    def key_by_stat(self, path: str, stamp: bytes) -> bytes | None:
         """The content key remembered for `path` when its stat is exactly `stamp`, else None."""
         known = self._new_stats.get(path) or self._old_stats.get(path)
         if known is None:
             return None
-        if known[: _STAMP.size] != _STAMP.pack(*stamp):
+        if known[: _STAMP.size] != stamp:
             self._stale.add(path)  # changed since: forget it, even after a partial run
             self._dirty = True
             return None
         self._new_stats[path] = known
         return known[_STAMP.size :]
 
-    def note_stat(self, path: str, stamp: Stamp, key: bytes) -> None:
-        """Remember that `path` with this stat holds the content `key` — once it has settled."""
-        if max(stamp[1], stamp[2]) < self._trust_before:
-            self._new_stats[path] = _STAMP.pack(*stamp) + key
+    def note_stat(self, path: str, stamp: bytes, changed_ns: int, key: bytes) -> None:
+        """Remember that `path` with this stat holds the content `key` — once it has settled
+        (`changed_ns`: the later of its mtime and ctime)."""
+        if changed_ns < self._trust_before:
+            self._new_stats[path] = stamp + key
             self._dirty = True
 
     def known_files(self) -> int:

@@ -54,6 +54,9 @@ class RecordFacts:
         )
 
 
+_NO_FACTS = RecordFacts()
+
+
 def _needles(data: bytes | None) -> tuple[bytes, ...]:
     return tuple(n for n in NEEDLES if n in data) if data is not None else ()
 
@@ -68,6 +71,7 @@ class Snapshot:
     ) -> None:
         self.workspace = workspace
         self.root = workspace.root
+        self._root_prefix = os.path.join(workspace.root, "")  # root + separator, for fast joins
         self.config: LintConfig = workspace.config.lint
         self.overlay = dict(overlay or {})
         self._base_files = list(files) if files is not None else None
@@ -199,26 +203,35 @@ class Snapshot:
         """The result-cache key of a file on disk: from its stat when the cache knows it (the
         file is not read), else from its bytes; None without a cache, for a proposed change, or
         for a file that cannot be read."""
-        if self.cache is None or path in self.overlay:
+        cache = self.cache
+        if cache is None or path in self.overlay:
             return None
         if path in self._keys:
             return self._keys[path]
+        key = None
+        full = self._root_prefix + path
         try:
-            st = os.lstat(os.path.join(self.root, path))
+            st = os.lstat(full)
         except OSError:
             st = None
-        key = None
         if st is not None and stat.S_ISREG(st.st_mode):
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-            key = self.cache.key_by_stat(path, stamp)
+            stamp = cache.stamp_of(st)
+            key = cache.key_by_stat(path, stamp)
             if key is None:
-                data, _ = self.raw(path)
+                data = self._raw.get(path, (None, None))[0]
+                if data is None:  # a regular file (just seen): read it as _read_disk would
+                    try:
+                        with open(full, "rb") as fh:
+                            data = fh.read()
+                        self._raw[path] = (data, None)
+                    except OSError:
+                        data, _ = self.raw(path)  # gone or unreadable meanwhile: say why
                 if data is not None:
-                    key = self.cache.key_of(path, data)
-                    self.cache.note_stat(path, stamp, key)
+                    key = cache.key_of(path, data)
+                    cache.note_stat(path, stamp, max(st.st_mtime_ns, st.st_ctime_ns), key)
         else:  # a symlink or something odd: always by content
             data, _ = self.raw(path)
-            key = self.cache.key_of(path, data) if data is not None else None
+            key = cache.key_of(path, data) if data is not None else None
         self._keys[path] = key
         return key
 
@@ -238,7 +251,7 @@ class Snapshot:
                         continue
                     needles = _needles(data)
                     # Only a record that names a reference is worth parsing.
-                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else RecordFacts()
+                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else _NO_FACTS
                     if key is not None:
                         self.cache.put_facts(key, facts)
                 self._facts[path] = facts
