@@ -35,10 +35,20 @@ def normalise(body: str) -> str:
     return _SPACE.sub(" ", body).strip().lower()
 
 
-def _sample(text: str) -> list[int]:
+class _TokenHashes(dict[str, int]):
+    """crc32 of each token, computed once per distinct token (bodies share most of their words)."""
+
+    def __missing__(self, token: str) -> int:
+        value = self[token] = zlib.crc32(token.encode())
+        return value
+
+
+def _sample(text: str, hashes: _TokenHashes | None = None) -> list[int]:
     import numpy as np
 
-    ids = np.fromiter((zlib.crc32(t.encode()) for t in _TOKEN.findall(text)), dtype=np.uint64)
+    tokens = _TOKEN.findall(text)
+    lookup = (hashes if hashes is not None else _TokenHashes()).__getitem__
+    ids = np.fromiter(map(lookup, tokens), dtype=np.uint64, count=len(tokens))
     n = len(ids) - SHINGLE + 1
     if n <= 0:
         return []
@@ -69,7 +79,8 @@ def near_duplicates(
 
     docs = [(path, normalise(body)) for path, body in sorted(items)]
     docs = [(path, text) for path, text in docs if len(text) >= min_chars]
-    samples = [_sample(text) for _, text in docs]
+    hashes = _TokenHashes()
+    samples = [_sample(text, hashes) for _, text in docs]
     frequency = Counter(value for sample in samples for value in sample)
     buckets: dict[int, list[int]] = defaultdict(list)
     for i, sample in enumerate(samples):

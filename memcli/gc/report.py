@@ -17,6 +17,7 @@ from memcli.gc.duplicates import near_duplicates
 from memcli.gc.model import Candidate, GcReport
 from memcli.gc.usage import UsageMetrics, unused_candidates, usage_evidence
 from memcli.lint import lint
+from memcli.lint.cache import ResultCache
 from memcli.lint.snapshot import Snapshot
 from memcli.records.parse import ParsedRecord
 from memcli.workspace import Kind, Workspace
@@ -47,12 +48,17 @@ def _duplicates(valid: list[ParsedRecord], similarity: float, min_chars: int) ->
 
 
 def build_report(
-    workspace: Workspace, metrics: UsageMetrics | None = None, *, now: dt.datetime | None = None
+    workspace: Workspace,
+    metrics: UsageMetrics | None = None,
+    *,
+    now: dt.datetime | None = None,
+    cache: ResultCache | None = None,
 ) -> GcReport:
-    """GC candidates for `workspace`; `metrics` (path → RecordUsage) enables `unused` and usage figures."""
+    """GC candidates for `workspace`; `metrics` (path → RecordUsage) enables `unused` and usage figures.
+    `cache` (the Linter's result cache) lets the lint pass skip every record it has seen unchanged."""
     now = now or dt.datetime.now(dt.UTC)
     cfg = workspace.config
-    snap = Snapshot(workspace)
+    snap = Snapshot(workspace, cache=cache)
     readable = [snap.record(p) for by_slug in snap.slugs.values() for p in by_slug.values()]
     valid = sorted((r for r in readable if r.model is not None), key=lambda r: r.path)
     skipped = tuple(sorted(r.path for r in readable if r.model is None))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from rich.console import Console
@@ -18,10 +19,25 @@ def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = No
     # Usage figures saved by the last `memcli metrics` (None until it has counted a session: then no
     # `unused` candidates, as absence of figures is not evidence of disuse).
     from memcli.gc.usage import usage_from_metrics
+    from memcli.lint.cache import ResultCache
     from memcli.metrics import load_metrics
 
     metrics = load_metrics(workspace)
-    report = build_report(workspace, metrics=usage_from_metrics(metrics) if metrics is not None else None)
+    # The Linter's result cache (as `memcli lint` keeps it in the state dir): the bloat warnings of
+    # unchanged records come from it, and this run's results are saved for the next lint or report.
+    cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint)
+    # Thousands of parsed records are millions of small acyclic objects that reference counting
+    # frees; the cyclic GC would only keep rescanning them.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        report = build_report(
+            workspace, metrics=usage_from_metrics(metrics) if metrics is not None else None, cache=cache
+        )
+    finally:
+        if collecting:
+            gc.enable()
+    cache.save(whole=True)
     if fmt == "json":
         print(render_json(report))
     elif fmt == "markdown":
