@@ -11,6 +11,8 @@ API (what extract, metrics and `memcli source` use):
     for entry in entries:                        # streamed: memory stays bounded on any file size
         entry.index, entry.end, entry.span, entry.role, entry.text, entry.tool_calls, ...
     entries.stats.skipped                        # complete once the stream is exhausted
+    saved = entries.position                     # after exhausting: where a later read may resume
+    later = read_entries(info, resume=saved)     # only what was appended (checked; else a full read)
 
 - `Entry.index` is the 0-based line number of the entry's first line in its file (Gemini: the
   position in `messages`); `Entry.end` is its last line when it spans several (a Claude Code API
@@ -20,6 +22,11 @@ API (what extract, metrics and `memcli source` use):
   expansions and subagent prompts are flagged `injected`; subagent entries are `sidechain`).
 - `sessions_in(path)` lists the sessions of one file without reading it all (an Aider history holds
   many); `scan(info)` fills entries / skipped / first and last time from one full read.
+- Resuming (Claude Code, Codex, memcli JSONL): `stream.position` (a `Position`, `to_json()` /
+  `Position.from_json()` to keep it) marks a line boundary from which a later read yields what a
+  full read would from `position.line` on; `read_entries(info, resume=position)` checks that the
+  file only grew (size, hash of the bytes before the offset) and reads it whole otherwise
+  (`stream.resumed` says which). Gemini and Aider files are always read whole.
 - A file's format is detected from its content (`detect`); unknown or corrupt lines are skipped and
   counted in `stats.skipped` / `SessionInfo.skipped`, never fatal. A missing file or a directory
   raises `SessionReadError` (a MemcliError).
@@ -31,11 +38,13 @@ from memcli.sessions.base import EntryStream, ReadStats, SessionReadError
 from memcli.sessions.discover import discover, find_session
 from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
 from memcli.sessions.reader import ADAPTERS, detect, read_entries, read_session, scan, sessions_in
+from memcli.sessions.resume import Position
 
 __all__ = [
     "ADAPTERS",
     "Entry",
     "EntryStream",
+    "Position",
     "ReadStats",
     "SessionInfo",
     "SessionReadError",

@@ -17,6 +17,7 @@ from typing import Any
 
 from memcli.errors import MemcliError
 from memcli.sessions.model import Entry
+from memcli.sessions.resume import CHECK_BYTES, Cursor, Position
 
 MAX_LINE = 64 * 1024 * 1024  # one JSONL record; Claude tool results reach a few MB, never this
 
@@ -45,11 +46,23 @@ class ReadStats:
 
 
 class EntryStream(Iterator[Entry]):
-    """An iterator of entries that keeps `stats` up to date as it is consumed."""
+    """An iterator of entries that keeps `stats` up to date as it is consumed.
 
-    def __init__(self, make: Callable[[ReadStats], Iterator[Entry]]) -> None:
-        self.stats = ReadStats()
+    `position` is where a later read may resume (JSONL formats; None for files read whole), final
+    once the stream is exhausted; `resumed` says whether this read started at a given position
+    (False when none was given or it no longer matched the file, so the read started at line 0).
+    """
+
+    def __init__(self, make: Callable[[ReadStats], Iterator[Entry]], *, stats: ReadStats | None = None,
+                 cursor: Cursor | None = None, resumed: bool = False) -> None:
+        self.stats = stats if stats is not None else ReadStats()
+        self.cursor = cursor
+        self.resumed = resumed
         self._it = make(self.stats)
+
+    @property
+    def position(self) -> Position | None:
+        return self.cursor.position if self.cursor is not None else None
 
     def __iter__(self) -> EntryStream:
         return self
@@ -68,36 +81,53 @@ class EntryStream(Iterator[Entry]):
         return entry
 
 
-def raw_lines(path: Path, stats: ReadStats, start: int = 0) -> Iterator[tuple[int, bytes | None, bool]]:
+def raw_lines(path: Path, stats: ReadStats, start: int = 0,
+              cursor: Cursor | None = None) -> Iterator[tuple[int, bytes | None, bool]]:
     """(0-based line number, line bytes without the newline or None when too long, complete?).
 
     `start` is a byte offset that must sit at the beginning of a line (Aider sessions inside one file).
+    With a `cursor`, reading starts at the cursor's position (its line numbers continue) and the
+    cursor follows every line read, so the caller can mark where a later read may resume.
     """
     fh = open_binary(path)
     with fh:
+        index = 0
+        if cursor is not None:
+            start, index = cursor.offset, cursor.line
         if start:
             fh.seek(start)
-        index = 0
         while True:
             line = fh.readline(MAX_LINE)
             if not line:
                 return
             stats.lines += 1
             if len(line) == MAX_LINE and not line.endswith(b"\n"):
+                size, more = len(line), line
                 while True:  # drain the rest of the over-long line without keeping it
                     more = fh.readline(MAX_LINE)
+                    size += len(more)
                     if not more or more.endswith(b"\n"):
                         break
+                if cursor is not None:
+                    cursor.advance(size, line[-CHECK_BYTES:] + more, more.endswith(b"\n"))
                 yield index, None, True
             else:
                 complete = line.endswith(b"\n")
+                if cursor is not None:
+                    cursor.advance(len(line), line, complete)
                 yield index, line.rstrip(b"\r\n"), complete
             index += 1
 
 
-def json_objects(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a JSONL file with their line numbers; everything else counted and skipped."""
-    for index, raw, complete in raw_lines(path, stats):
+def json_objects(path: Path, stats: ReadStats,
+                 cursor: Cursor | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSONL file with their line numbers; everything else counted and skipped.
+
+    With a `cursor` (see raw_lines) the adapter marks resume points: only it knows what it still
+    holds open. A skipped line is not marked; the next mark covers it (a resumed read that starts
+    before it skips and counts it again, from counts taken before it).
+    """
+    for index, raw, complete in raw_lines(path, stats, cursor=cursor):
         if raw is None:
             stats.skip("line-too-long")
             continue

@@ -24,8 +24,10 @@ from typing import Any
 
 from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of
 from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
+from memcli.sessions.resume import Cursor
 
 AGENT = "claude-code"
+RESUMABLE = True
 CONVERSATION = {"user", "assistant"}
 NO_CONVERSATION = {"summary", "system", "file-history-snapshot", "progress", "queue-operation", "last-prompt"}
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -158,11 +160,17 @@ def _user_entry(index: int, obj: dict[str, Any], msg: dict[str, Any], sidechain:
     return Entry(index, "user", text, stamp, injected=injected, sidechain=sidechain)
 
 
-def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
+def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
+    """Resume points: every line boundary where no response is open. A response still open at the
+    end of what was read may go on in lines appended later, so a resumed read starts at its first
+    line and yields it whole; the ids whose usage was counted are carried across the point."""
     side_file = "parent" in info.extra
     pending: _Response | None = None
-    counted: deque[str] = deque(maxlen=256)
-    for index, obj in json_objects(info.path, stats):
+    start = cursor.start if cursor is not None else None
+    counted: deque[str] = deque(start.carry if start else (), maxlen=256)
+    for index, obj in json_objects(info.path, stats, cursor):
+        if cursor is not None and pending is None:
+            cursor.mark_before(tuple(counted))  # marked late, so skipped lines before count in
         kind = obj.get("type")
         if kind not in CONVERSATION:
             if kind in NO_CONVERSATION:
@@ -181,11 +189,15 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
                 continue
             if pending is not None:
                 yield pending.build(counted)
+                if cursor is not None:
+                    cursor.mark_before(tuple(counted))  # the new response opens at this line
             pending = _Response(index, obj, msg, sidechain)
             continue
         if pending is not None:
             yield pending.build(counted)
             pending = None
         yield _user_entry(index, obj, msg, sidechain)
+    if cursor is not None and pending is None:
+        cursor.mark(tuple(counted))
     if pending is not None:
         yield pending.build(counted)

@@ -15,6 +15,7 @@ Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +23,10 @@ from typing import Any
 
 from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of, tool_arguments
 from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
+from memcli.sessions.resume import Cursor
 
 AGENT = "codex"
+RESUMABLE = True
 KINDS = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 _INJECTED = re.compile(
     r"^\s*(# AGENTS\.md instructions|<(environment_context|user_instructions|permissions instructions|"
@@ -78,10 +81,21 @@ def _message(index: int, payload: dict[str, Any], stamp: Any) -> Entry | None:
     return None
 
 
-def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.strip().encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
+    """Resume points: after every line processed with no typed prompt pending; the digest of the
+    last emitted prompt (its twin may follow) is carried across them."""
     pending: Entry | None = None  # a typed prompt as response_item, waiting for its user_message twin
-    last_prompt: str | None = None  # a user_message already emitted, whose twin may follow
-    for index, obj in json_objects(info.path, stats):
+    last_prompt: str | None = None  # digest of a user_message already emitted, whose twin may follow
+    if cursor is not None and cursor.start is not None and cursor.start.carry:
+        last_prompt = cursor.start.carry[0]
+    for index, obj in json_objects(info.path, stats, cursor):
+        if cursor is not None and pending is None:
+            # the line before this one left nothing open (marked late, so skipped lines count in)
+            cursor.mark_before((last_prompt,) if last_prompt is not None else ())
         kind, payload = obj.get("type"), obj.get("payload")
         if kind not in KINDS or not isinstance(payload, dict):
             stats.skip("unknown-type")
@@ -94,11 +108,11 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
             if pending is not None and pending.text.strip() == text.strip():
                 stats.ignored += 1  # the response_item twin of this prompt
                 pending = None
-            entry, last_prompt = Entry(index, "user", text, stamp), text.strip()
+            entry, last_prompt = Entry(index, "user", text, stamp), _digest(text)
         elif kind == "response_item" and sub == "message":
             entry = _message(index, payload, stamp)
             if entry is not None and entry.role == "user" and not entry.injected:
-                if last_prompt is not None and entry.text.strip() == last_prompt:
+                if last_prompt is not None and _digest(entry.text) == last_prompt:
                     stats.ignored += 1
                     last_prompt = None
                     continue
@@ -125,6 +139,8 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
         if entry.role != "user":
             last_prompt = None
         yield entry
+    if cursor is not None and pending is None:
+        cursor.mark((last_prompt,) if last_prompt is not None else ())
     if pending is not None:
         yield pending
 

@@ -16,8 +16,10 @@ from typing import Any
 
 from memcli.sessions.base import ReadStats, json_objects, parse_time, text_of, tool_arguments
 from memcli.sessions.model import Entry, Role, SessionInfo, ToolCall, ToolResult
+from memcli.sessions.resume import Cursor
 
 AGENT = "memcli-jsonl"
+RESUMABLE = True
 _ROLES: dict[str, Role] = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant",
                            "model": "assistant", "tool": "tool", "system": "system"}
 
@@ -47,14 +49,19 @@ def _results(raw: Any) -> tuple[ToolResult, ...]:
                  for r in (raw if isinstance(raw, list) else []) if isinstance(r, dict))
 
 
-def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
-    for index, obj in json_objects(info.path, stats):
+def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
+    """One entry per line; stateless, so every line read is a resume point."""
+    for index, obj in json_objects(info.path, stats, cursor):
         role = _ROLES.get(obj.get("role")) if isinstance(obj.get("role"), str) else None
         if role is None or "content" not in obj:
             stats.skip("unknown-type")
+            if cursor is not None:
+                cursor.mark()
             continue
         tokens = obj.get("tokens") if isinstance(obj.get("tokens"), int) else None
         yield Entry(index, role, text_of(obj["content"]), parse_time(obj.get("timestamp")),
                     tool_calls=_calls(obj.get("tool_calls")), tool_results=_results(obj.get("tool_results")),
                     injected=bool(obj.get("injected")), sidechain=bool(obj.get("sidechain")),
                     final=bool(obj.get("final")), tokens=tokens)
+        if cursor is not None:
+            cursor.mark()  # after the yield: the stream's counts include the entry

@@ -12,6 +12,7 @@ from typing import Any
 from memcli.sessions import aider, claude, codex, gemini, plain
 from memcli.sessions.base import EntryStream, ReadStats, SessionReadError, open_binary, raw_lines
 from memcli.sessions.model import SessionInfo
+from memcli.sessions.resume import Cursor, Position
 
 ADAPTERS: dict[str, ModuleType] = {m.AGENT: m for m in (claude, codex, gemini, aider, plain)}
 _HEAD_OBJECTS = 32  # records looked at to recognise a JSONL format (and to read its header fields)
@@ -87,12 +88,27 @@ def sessions_in(path: Path) -> list[SessionInfo]:
     return [dataclasses.replace(info, size=info.size or size) for info in infos]
 
 
-def read_entries(info: SessionInfo) -> EntryStream:
-    """Stream the entries of one session; `stream.stats` is complete once the stream is exhausted."""
+def read_entries(info: SessionInfo, resume: Position | None = None) -> EntryStream:
+    """Stream the entries of one session; `stream.stats` is complete once the stream is exhausted.
+
+    `resume`: a `stream.position` saved from an earlier read of the same file. When it still
+    matches the file (grown only by appending), reading starts there: the entries are those a full
+    read yields from `resume.line` on, and the final stats equal a full read's. Otherwise, and for
+    formats read whole (Gemini, Aider), the file is read from the start (`stream.resumed` False).
+    """
     adapter = ADAPTERS.get(info.agent)
     if adapter is None:
         raise SessionReadError(f"{info.path}: no reader for agent {info.agent!r}")
-    return EntryStream(lambda stats: adapter.entries(info, stats))
+    if not getattr(adapter, "RESUMABLE", False):
+        return EntryStream(lambda stats: adapter.entries(info, stats))
+    if resume is not None and resume.offset and not resume.valid_for(Path(info.path)):
+        resume = None
+    stats = ReadStats()
+    if resume is not None:
+        resume.restore(stats)
+    cursor = Cursor(stats, resume)
+    return EntryStream(lambda st: adapter.entries(info, st, cursor), stats=stats, cursor=cursor,
+                       resumed=resume is not None)
 
 
 def read_session(source: Path | SessionInfo) -> tuple[SessionInfo, EntryStream]:
