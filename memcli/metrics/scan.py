@@ -1,9 +1,13 @@
 """Incremental counting: read only the entries of each session that were not counted before.
 
-Per transcript file the state remembers its size, mtime, a hash of its first bytes and the next
-entry index. Agents append, so a grown file with the same head is continued from that index; a file
-that shrank or whose head changed was rewritten (Gemini CLI rewrites its JSON) and is recounted
-from scratch — its old counts are dropped first, so nothing is ever counted twice.
+Per transcript file the state remembers its size, mtime, a hash of its first bytes, the next
+entry index and where the reader may resume (`Position`: a byte offset after the last line that is
+final, checked against a hash of the bytes before it). Agents append, so a grown file with the same
+head is read from that position on (Claude Code, Codex, memcli JSONL; Gemini and Aider files are
+parsed whole) and entries below the next index are passed over (a Claude response still open at the
+last run is re-read whole from its first line, as before). A file that shrank, whose head changed
+or whose bytes before the position changed was rewritten (Gemini CLI rewrites its JSON) and is
+recounted from scratch — its old counts are dropped first, so nothing is ever counted twice.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from memcli.metrics.detect import entry_invokes
 from memcli.metrics.state import SessionState, State, load_state, save_state
 from memcli.sessions.base import SessionReadError
 from memcli.sessions.model import Entry, SessionInfo
+from memcli.sessions.resume import Position
 
 _HEAD_BYTES = 4096
 
@@ -117,8 +122,11 @@ def _head(path: Path, length: int) -> str:
         return hashlib.sha1(fh.read(length)).hexdigest()
 
 
-def update_state(state: State, infos: Iterable[SessionInfo], read_session) -> ScanSummary:
-    """Bring `state` up to date with the given sessions; `read_session(info)` streams entries."""
+def update_state(state: State, infos: Iterable[SessionInfo], read_entries, *,
+                 resume: bool = True) -> ScanSummary:
+    """Bring `state` up to date with the given sessions; `read_entries(info, resume=position)`
+    streams entries. `resume=False` re-parses grown files from their first line (the benchmark's
+    baseline); the counts are the same either way."""
     sessions = scanned = recounted = entries = invokes = 0
     for info in infos:
         sessions += 1
@@ -138,15 +146,21 @@ def update_state(state: State, infos: Iterable[SessionInfo], read_session) -> Sc
                 old = None  # rewritten: drop its counts and count it again
                 recounted += 1
             head = _head(path, head_len)
+            position = Position.from_json(old.resume) if old is not None and resume else None
+            stream = read_entries(info, resume=position)
+            if position is not None and not stream.resumed:
+                old = None  # the bytes before the saved position changed: rewritten after all
+                recounted += 1
             # A copy: a read failing half-way must leave the saved counts of this session untouched.
             current = old.model_copy(deep=True) if old else SessionState(session_id=info.session_id,
                                                                           agent=info.agent)
-            _, stream = read_session(info)
             added, found = count_entries(current, stream, fallback)
         except (OSError, SessionReadError):
             continue  # vanished or became unreadable mid-run: the next run retries
         current.size, current.mtime_ns = stat.st_size, stat.st_mtime_ns
         current.head, current.head_len = head, head_len
+        saved = getattr(stream, "position", None)
+        current.resume = saved.to_json() if saved is not None else None
         state.sessions[key] = current
         scanned += 1
         entries += added
@@ -155,14 +169,14 @@ def update_state(state: State, infos: Iterable[SessionInfo], read_session) -> Sc
 
 
 def refresh(
-    state_dir: Path, infos: Iterable[SessionInfo], *, rebuild: bool = False
+    state_dir: Path, infos: Iterable[SessionInfo], *, rebuild: bool = False, resume: bool = True
 ) -> tuple[State, ScanSummary]:
     """Load the state, count what is new, save it atomically (only when something changed)."""
-    from memcli.sessions import read_session
+    from memcli.sessions import read_entries
 
     state = None if rebuild else load_state(state_dir)
     state = state or State()
-    summary = update_state(state, infos, read_session)
+    summary = update_state(state, infos, read_entries, resume=resume)
     if summary.scanned or rebuild or not os.path.exists(state_dir / "metrics.json"):
         save_state(state_dir, state)
     return state, summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,6 +34,8 @@ class SessionState(BaseModel):
     head: str = ""  # sha1 of the first `head_len` bytes: a rewritten file gets a different head
     head_len: int = 0
     next_index: int = 0  # entries below this index are counted
+    # Where the reader resumes next time (memcli.sessions.Position.to_json()); None: read it whole.
+    resume: dict[str, Any] | None = None
     entries: int = 0
     last_time: str | None = None
     # Tokens per UTC day ("2026-05-11"): what the agent logged, and an estimate from the text.
