@@ -12,8 +12,10 @@ Decisions are not part of the resident context, so a replaced decision never app
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memcli.errors import EXIT_OK, UsageError
@@ -70,25 +72,39 @@ class ContextResult:
         }
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
 def resident_entries(snapshot: Snapshot) -> tuple[list[Entry], list[str]]:
     """Every valid model-invoked knowledge entry in context order, and the broken paths skipped."""
+    rows = []
+    for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
+        model = snapshot.record(path).model
+        if model is None:
+            rows.append((slug, path, None))
+        else:
+            rows.append((slug, path, (model.kind, one_line(model.description), model.model_invocation,
+                                      model.updated_at)))
+    return order_entries(rows)
+
+
+def order_entries(
+    rows: Iterable[tuple[str, str, tuple[str, str, bool, dt.datetime] | None]],
+) -> tuple[list[Entry], list[str]]:
+    """`resident_entries` from (slug, path, (kind, one-line description, model_invocation,
+    updated_at) or None for a record that did not validate), however they were read."""
     entries: list[tuple[tuple[object, ...], Entry]] = []
     skipped: list[str] = []
-    for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
-        rec = snapshot.record(path)
-        model = rec.model
-        if model is None or not is_valid_slug(slug):  # what `memcli lint` rejects is not shown
+    for slug, path, fields in rows:
+        if fields is None or not is_valid_slug(slug):  # what `memcli lint` rejects is not shown
             skipped.append(path)
             continue
-        if not model.model_invocation:  # the parser maps the old spelling `model_invokation` here
+        kind, description, invoked, updated_at = fields
+        if not invoked:  # the parser maps the old spelling `model_invokation` here
             continue
-        entry = Entry(slug, model.kind, _one_line(model.description), path)
-        rank = KIND_ORDER.index(model.kind)
-        entries.append(((rank, -model.updated_at.timestamp(), slug), entry))
+        entry = Entry(slug, kind, description, path)
+        entries.append(((KIND_ORDER.index(kind), -updated_at.timestamp(), slug), entry))
     entries.sort(key=lambda pair: pair[0])
     return [e for _, e in entries], sorted(skipped)
 
@@ -118,13 +134,15 @@ def _fit_lines(lines: list[str], room: int, counter: TokenCounter) -> int:
 
 
 def build_context(workspace: Workspace, budget: int | None = None, counter: TokenCounter | None = None,
-                  snapshot: Snapshot | None = None) -> ContextResult:
+                  snapshot: Snapshot | None = None,
+                  entries: tuple[list[Entry], list[str]] | None = None) -> ContextResult:
+    """The resident context; `entries` is `resident_entries` when the caller already has it."""
     budget = workspace.config.context.budget_tokens if budget is None else budget
     if budget < MIN_BUDGET:
         raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
     counter = counter or get_counter()
     snap = snapshot or Snapshot(workspace)
-    entries, skipped = resident_entries(snap)
+    entries, skipped = entries if entries is not None else resident_entries(snap)
     summary_lines: list[str] = []
     summary_path = None
     if snap.exists(SUMMARY_PATH):

@@ -6,11 +6,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from memcli.gc.model import Candidate
 from memcli.lint.finding import Finding
 from memcli.records.parse import ParsedRecord
 from memcli.workspace import Kind
+
+if TYPE_CHECKING:
+    from memcli.gc.facts import GcFacts
 
 BLOAT_CODES = ("similar-slugs", "sources-overflow", "low-value-large", "replaced-chain-long")
 
@@ -39,15 +43,15 @@ def _age_days(now: dt.datetime, then: dt.datetime) -> int:
     return (now - then).days
 
 
-def stale_candidates(records: Iterable[ParsedRecord], now: dt.datetime, stale_days: int) -> list[Candidate]:
+def stale_candidates(records: Iterable[GcFacts], now: dt.datetime, stale_days: int) -> list[Candidate]:
     """Valid records whose `updated_at` is more than `stale_days` old (replaced decisions excluded:
     `replaced-long` covers them)."""
     out = []
     for rec in records:
-        model = rec.model
-        if rec.kind is Kind.DECISION and model.status == "replaced":
+        if rec.status == "replaced":  # only decisions have a status
             continue
-        age = _age_days(now, model.updated_at)
+        updated = rec.updated
+        age = _age_days(now, updated)
         if age > stale_days:
             out.append(
                 Candidate(
@@ -55,31 +59,29 @@ def stale_candidates(records: Iterable[ParsedRecord], now: dt.datetime, stale_da
                     (rec.path,),
                     f"not updated for {age} days (more than {stale_days}); check it still holds, "
                     "then update or drop it",
-                    {"updated_at": model.updated_at.isoformat(), "age_days": age, "stale_days": stale_days},
+                    {"updated_at": updated.isoformat(), "age_days": age, "stale_days": stale_days},
                 )
             )
     return out
 
 
-def replaced_candidates(
-    records: Iterable[ParsedRecord], now: dt.datetime, replaced_days: int
-) -> list[Candidate]:
+def replaced_candidates(records: Iterable[GcFacts], now: dt.datetime, replaced_days: int) -> list[Candidate]:
     """Decisions in `status: replaced` for more than `replaced_days` (by `updated_at`, which the
     replacement sets)."""
     out = []
     for rec in records:
-        model = rec.model
-        if rec.kind is not Kind.DECISION or model.status != "replaced":
+        if rec.status != "replaced":
             continue
-        age = _age_days(now, model.updated_at)
+        updated = rec.updated
+        age = _age_days(now, updated)
         if age > replaced_days:
             out.append(
                 Candidate(
                     "replaced-long",
                     (rec.path,),
-                    f"replaced by {model.replaced_by!r} {age} days ago (more than {replaced_days}); "
+                    f"replaced by {rec.replaced_by!r} {age} days ago (more than {replaced_days}); "
                     "fold what still matters into the newer decision and trim this one",
-                    {"replaced_by": model.replaced_by, "updated_at": model.updated_at.isoformat(),
+                    {"replaced_by": rec.replaced_by, "updated_at": updated.isoformat(),
                      "age_days": age, "replaced_days": replaced_days},
                 )
             )
@@ -101,12 +103,13 @@ def referenced_slugs(rec: ParsedRecord) -> set[str]:
 
 
 def unreferenced_candidates(
-    knowledge: dict[str, str], every: Iterable[ParsedRecord], resident: set[str]
+    knowledge: dict[str, str], references: Iterable[Iterable[str]], resident: set[str]
 ) -> list[Candidate]:
-    """Knowledge (slug → path) that no other record names and that `memcli context` does not show."""
+    """Knowledge (slug → path) that no other record names (`references`: the `referenced_slugs` of
+    every readable record) and that `memcli context` does not show."""
     referenced: set[str] = set()
-    for rec in every:
-        referenced |= referenced_slugs(rec)
+    for slugs in references:
+        referenced.update(slugs)
     return [
         Candidate(
             "unreferenced-knowledge",

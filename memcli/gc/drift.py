@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,21 +139,26 @@ def _verdict(path: str, tracked: set[str], history: History) -> dict[str, str] |
 
 def drift_candidates(root: Path, records: Iterable[ParsedRecord]) -> list[Candidate]:
     """One candidate per (record, gone path). Raises GitUnavailable outside a git repository."""
+    return drift_from_mentions(root, ((rec.path, mentions(rec.text)) for rec in records))
+
+
+def drift_from_mentions(root: Path, named: Iterable[tuple[str, Sequence[Mention]]]) -> list[Candidate]:
+    """`drift_candidates` over (record path, its `mentions`) found earlier."""
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
     tracked = set(_git(top, "ls-files", "-z").decode("utf-8", "surrogateescape").split("\x00"))
-    missing: list[tuple[ParsedRecord, Mention, list[str]]] = []
-    for rec in records:
-        for mention in mentions(rec.text):
+    missing: list[tuple[str, Mention, list[str]]] = []
+    for path, found in named:
+        for mention in found:
             forms = [mention.path] + ([prefix + mention.path] if prefix else [])
             if not any(form in tracked for form in forms):
-                missing.append((rec, mention, forms))
+                missing.append((path, mention, forms))
     if not missing:
         return []
     history = _history(top)
     out = []
-    for rec, mention, forms in missing:
+    for path, mention, forms in missing:
         for form in forms:
             verdict = _verdict(form, tracked, history)
             if verdict is None:
@@ -166,7 +171,7 @@ def drift_candidates(root: Path, records: Iterable[ParsedRecord]) -> list[Candid
                 where = f" in {short}" if short else ""
                 reason = (f"names `{mention.path}`, deleted from the repository{where}; "
                           "update or drop the mention")
-            out.append(Candidate("code-drift", (rec.path,), reason,
+            out.append(Candidate("code-drift", (path,), reason,
                                  {"path": mention.path, "line": mention.line, **verdict}))
             break
     return out

@@ -12,15 +12,21 @@ Hashes are crc32 + a fixed mixer (never Python's per-process `hash()`), so every
 from __future__ import annotations
 
 import re
+import struct
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+from memcli.workspace import Kind
 
 SHINGLE = 3  # tokens per shingle
 SAMPLE = 32  # smallest shingle hashes kept per body
 KEYS = 12  # of those, the rarest-enough ones used to pair bodies
 MAX_BUCKET = 50
+# Kinds compared: the summary digests the others (quoting is expected).
+DUPLICATE_KINDS = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE, Kind.WORKFLOW)
 _SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
 
@@ -35,7 +41,7 @@ def normalise(body: str) -> str:
     return _SPACE.sub(" ", body).strip().lower()
 
 
-class _TokenHashes(dict[str, int]):
+class TokenHashes(dict[str, int]):
     """crc32 of each token, computed once per distinct token (bodies share most of their words)."""
 
     def __missing__(self, token: str) -> int:
@@ -43,11 +49,11 @@ class _TokenHashes(dict[str, int]):
         return value
 
 
-def _sample(text: str, hashes: _TokenHashes | None = None) -> list[int]:
+def sample(text: str, hashes: TokenHashes | None = None) -> list[int]:
     import numpy as np
 
     tokens = _TOKEN.findall(text)
-    lookup = (hashes if hashes is not None else _TokenHashes()).__getitem__
+    lookup = (hashes if hashes is not None else TokenHashes()).__getitem__
     ids = np.fromiter(map(lookup, tokens), dtype=np.uint64, count=len(tokens))
     n = len(ids) - SHINGLE + 1
     if n <= 0:
@@ -71,25 +77,55 @@ def _find(parent: list[int], i: int) -> int:
     return i
 
 
+@dataclass(frozen=True)
+class Doc:
+    """One body as the grouping sees it: its length, digest and sketch (the text only on demand)."""
+
+    path: str
+    length: int  # of the normalised body
+    digest: bytes  # of the normalised body: equal digests are exact copies
+    sample: tuple[int, ...] | list[int]
+
+
 def near_duplicates(
     items: Sequence[tuple[str, str]], similarity: float, min_chars: int
 ) -> list[DuplicateGroup]:
     """Groups of (path, body) whose normalised bodies are ≥ `similarity` (0–100) alike."""
+    texts = {path: normalise(body) for path, body in items}
+    hashes = TokenHashes()
+    docs = [Doc(path, len(text), text.encode(), sample(text, hashes)) for path, text in texts.items()]
+    return group_duplicates(docs, texts.__getitem__, similarity, min_chars)
+
+
+class ScoreMemo(Protocol):
+    def get(self, key: bytes) -> float | None: ...
+    def put(self, key: bytes, score: float) -> None: ...
+
+
+def group_duplicates(
+    docs: Sequence[Doc],
+    text_of: Callable[[str], str],
+    similarity: float,
+    min_chars: int,
+    scores: ScoreMemo | None = None,
+) -> list[DuplicateGroup]:
+    """`near_duplicates` over sketches computed earlier; `text_of(path)` gives a normalised body,
+    asked only for the bodies of candidate pairs whose score `scores` (keyed by both digests and
+    the cutoff) does not already know."""
     from rapidfuzz import fuzz
 
-    docs = [(path, normalise(body)) for path, body in sorted(items)]
-    docs = [(path, text) for path, text in docs if len(text) >= min_chars]
-    hashes = _TokenHashes()
-    samples = [_sample(text, hashes) for _, text in docs]
-    frequency = Counter(value for sample in samples for value in sample)
+    cutoff = struct.pack("<d", similarity)
+
+    docs = sorted((d for d in docs if d.length >= min_chars), key=lambda d: d.path)
+    frequency = Counter(value for doc in docs for value in doc.sample)
     buckets: dict[int, list[int]] = defaultdict(list)
-    for i, sample in enumerate(samples):
-        for value in [v for v in sample if frequency[v] <= MAX_BUCKET][:KEYS]:
+    for i, doc in enumerate(docs):
+        for value in [v for v in doc.sample if frequency[v] <= MAX_BUCKET][:KEYS]:
             buckets[value].append(i)
     pairs: set[tuple[int, int]] = set()
-    identical: dict[str, int] = {}
-    for i, (_, text) in enumerate(docs):  # exact copies pair even when they are too many for a bucket
-        first = identical.setdefault(text, i)
+    identical: dict[bytes, int] = {}
+    for i, doc in enumerate(docs):  # exact copies pair even when they are too many for a bucket
+        first = identical.setdefault(doc.digest, i)
         if first != i:
             pairs.add((first, i))
     for members in buckets.values():
@@ -97,11 +133,20 @@ def near_duplicates(
             pairs.update((a, b) for k, a in enumerate(members) for b in members[k + 1 :])
     parent = list(range(len(docs)))
     found: list[tuple[int, int, float]] = []
+    texts: dict[int, str] = {}
     for a, b in sorted(pairs):
-        la, lb = len(docs[a][1]), len(docs[b][1])
+        la, lb = docs[a].length, docs[b].length
         if 200 * min(la, lb) / (la + lb) < similarity:
             continue  # the length gap alone rules it out
-        score = fuzz.ratio(docs[a][1], docs[b][1], score_cutoff=similarity)
+        key = docs[a].digest + docs[b].digest + cutoff
+        score = scores.get(key) if scores is not None else None
+        if score is None:
+            for i in (a, b):
+                if i not in texts:
+                    texts[i] = text_of(docs[i].path)
+            score = fuzz.ratio(texts[a], texts[b], score_cutoff=similarity)
+            if scores is not None:
+                scores.put(key, score)
         if score:
             found.append((a, b, round(score, 1)))
             ra, rb = _find(parent, a), _find(parent, b)
@@ -112,6 +157,7 @@ def near_duplicates(
         groups[_find(parent, a)].append((a, b, score))
     out = []
     for matches in groups.values():
-        members = sorted({docs[i][0] for a, b, _ in matches for i in (a, b)})
-        out.append(DuplicateGroup(tuple(members), tuple((docs[a][0], docs[b][0], s) for a, b, s in matches)))
+        members = sorted({docs[i].path for a, b, _ in matches for i in (a, b)})
+        pairs_found = tuple((docs[a].path, docs[b].path, s) for a, b, s in matches)
+        out.append(DuplicateGroup(tuple(members), pairs_found))
     return sorted(out, key=lambda g: g.paths)

@@ -5,35 +5,33 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
-from memcli.context import build_context
+from memcli.context import Entry, build_context, order_entries
 from memcli.gc.checks import (
     bloat_candidates,
     replaced_candidates,
     stale_candidates,
     unreferenced_candidates,
 )
-from memcli.gc.drift import GitUnavailable, drift_candidates
-from memcli.gc.duplicates import near_duplicates
+from memcli.gc.drift import GitUnavailable, Mention, drift_from_mentions
+from memcli.gc.duplicates import Doc, TokenHashes, group_duplicates, normalise
+from memcli.gc.facts import FactsCache, GcFacts, facts_of
 from memcli.gc.model import Candidate, GcReport
 from memcli.gc.usage import UsageMetrics, unused_candidates, usage_evidence
 from memcli.lint import lint
 from memcli.lint.cache import ResultCache
 from memcli.lint.snapshot import Snapshot
-from memcli.records.parse import ParsedRecord
-from memcli.workspace import Kind, Workspace
-
-# Kinds compared for near-duplicate bodies: the summary digests the others (quoting is expected).
-_DUPLICATE_KINDS = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE, Kind.WORKFLOW)
+from memcli.workspace import Kind, Workspace, locate
 
 
-def _duplicates(valid: list[ParsedRecord], similarity: float, min_chars: int) -> list[Candidate]:
-    items = [
-        (r.path, r.body)
-        for r in valid
-        if r.kind in _DUPLICATE_KINDS and not (r.kind is Kind.DECISION and r.model.status == "replaced")
-    ]
+def _duplicates(
+    facts: list[GcFacts], snap: Snapshot, similarity: float, min_chars: int, scores: FactsCache | None
+) -> list[Candidate]:
+    docs = [Doc(f.path, f.dup_len, f.dup_digest, f.dup_sample) for f in facts if f.dup_len >= 0]
+    groups = group_duplicates(
+        docs, lambda path: normalise(snap.parse(path).body), similarity, min_chars, scores
+    )
     out = []
-    for group in near_duplicates(items, similarity, min_chars):
+    for group in groups:
         best = max(score for _, _, score in group.pairs)
         out.append(
             Candidate(
@@ -47,36 +45,71 @@ def _duplicates(valid: list[ParsedRecord], similarity: float, min_chars: int) ->
     return out
 
 
+def record_facts(snap: Snapshot, paths: list[str], facts_cache: FactsCache | None) -> list[GcFacts]:
+    """The facts of each record: from the cache by the Linter's content key (an unchanged file is
+    not even read), else from one parse, kept in `snap` so the lint pass that follows reuses it."""
+    hashes = TokenHashes()
+    out = []
+    for path in paths:
+        key = snap.content_key(path) if facts_cache is not None else None
+        facts = facts_cache.facts(key) if facts_cache is not None and key is not None else None
+        if facts is None:
+            facts = facts_of(snap.record(path), hashes)
+            if facts_cache is not None and key is not None:
+                facts_cache.put_facts(key, facts)
+        out.append(facts)
+    return out
+
+
+def _resident(snap: Snapshot, facts: dict[str, GcFacts]) -> tuple[list[Entry], list[str]]:
+    rows = []
+    for slug, path in snap.slugs[Kind.KNOWLEDGE].items():
+        f = facts[path]
+        rows.append((slug, path, (*f.entry, f.updated) if f.valid and f.entry else None))
+    return order_entries(rows)
+
+
 def build_report(
     workspace: Workspace,
     metrics: UsageMetrics | None = None,
     *,
     now: dt.datetime | None = None,
     cache: ResultCache | None = None,
+    facts_cache: FactsCache | None = None,
 ) -> GcReport:
     """GC candidates for `workspace`; `metrics` (path → RecordUsage) enables `unused` and usage figures.
-    `cache` (the Linter's result cache) lets the lint pass skip every record it has seen unchanged."""
+    `cache` (the Linter's result cache) lets the lint pass skip every record it has seen unchanged;
+    with it, `facts_cache` lets the GC checks skip them too."""
     now = now or dt.datetime.now(dt.UTC)
     cfg = workspace.config
     snap = Snapshot(workspace, cache=cache)
-    readable = [snap.record(p) for by_slug in snap.slugs.values() for p in by_slug.values()]
-    valid = sorted((r for r in readable if r.model is not None), key=lambda r: r.path)
-    skipped = tuple(sorted(r.path for r in readable if r.model is None))
+    paths = [p for by_slug in snap.slugs.values() for p in by_slug.values()]
+    facts_cache = facts_cache if cache is not None else None  # its keys are the Linter cache's
+    facts = record_facts(snap, paths, facts_cache)
+    valid = sorted((f for f in facts if f.valid), key=lambda f: f.path)
+    skipped = tuple(sorted(f.path for f in facts if not f.valid))
 
     candidates = bloat_candidates(lint(workspace, snapshot=snap))
     candidates += stale_candidates(valid, now, cfg.gc.stale_days)
     candidates += replaced_candidates(valid, now, cfg.gc.replaced_days)
-    candidates += _duplicates(valid, cfg.gc.duplicate_similarity, cfg.gc.duplicate_min_chars)
-    resident = {e.slug for e in build_context(workspace, snapshot=snap).shown}
-    knowledge = {r.slug: r.path for r in valid if r.kind is Kind.KNOWLEDGE and r.slug}
-    candidates += unreferenced_candidates(knowledge, [r for r in readable if r.ok], resident)
-    invocable = {r.path for r in valid if r.kind in (Kind.KNOWLEDGE, Kind.WORKFLOW)}
+    candidates += _duplicates(
+        valid, snap, cfg.gc.duplicate_similarity, cfg.gc.duplicate_min_chars, facts_cache
+    )
+    by_path = {f.path: f for f in facts}
+    shown = build_context(workspace, snapshot=snap, entries=_resident(snap, by_path)).shown
+    resident = {e.slug for e in shown}
+    slugs = {path: slug for by_slug in snap.slugs.values() for slug, path in by_slug.items()}
+    knowledge = {slugs[f.path]: f.path for f in valid if f.entry is not None and slugs[f.path]}
+    candidates += unreferenced_candidates(knowledge, [f.references for f in facts if f.ok], resident)
+    invocable = {f.path for f in valid if locate(f.path).kind in (Kind.KNOWLEDGE, Kind.WORKFLOW)}
     candidates += unused_candidates(
         invocable, metrics, now=now, protect_rate=cfg.metrics.protect_rate, unused_days=cfg.gc.unused_days
     )
     drift_note = None
     try:
-        candidates += drift_candidates(workspace.root, valid)
+        candidates += drift_from_mentions(
+            workspace.root, ((f.path, [Mention(p, line) for p, line in f.mentions]) for f in valid)
+        )
     except GitUnavailable as exc:
         drift_note = f"skipped: {exc}"
     if metrics:

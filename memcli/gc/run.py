@@ -8,6 +8,7 @@ import sys
 from rich.console import Console
 
 from memcli.errors import EXIT_OK, UsageError
+from memcli.gc.facts import FactsCache
 from memcli.gc.render import FORMATS, render_json, render_markdown, render_text
 from memcli.gc.report import build_report
 from memcli.workspace import Workspace
@@ -26,18 +27,25 @@ def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = No
     # The Linter's result cache (as `memcli lint` keeps it in the state dir): the bloat warnings of
     # unchanged records come from it, and this run's results are saved for the next lint or report.
     cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint)
+    # What the GC checks need from each record, under the same content keys: an unchanged record
+    # is then neither read nor parsed.
+    facts_cache = FactsCache.in_state_dir(workspace.state_dir)
     # Thousands of parsed records are millions of small acyclic objects that reference counting
     # frees; the cyclic GC would only keep rescanning them.
     collecting = gc.isenabled()
     gc.disable()
     try:
         report = build_report(
-            workspace, metrics=usage_from_metrics(metrics) if metrics is not None else None, cache=cache
+            workspace,
+            metrics=usage_from_metrics(metrics) if metrics is not None else None,
+            cache=cache,
+            facts_cache=facts_cache,
         )
     finally:
         if collecting:
             gc.enable()
     cache.save(whole=True)
+    facts_cache.save()
     if fmt == "json":
         print(render_json(report))
     elif fmt == "markdown":
