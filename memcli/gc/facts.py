@@ -148,6 +148,11 @@ class FactsCache:
         self._new_scores[key] = score
         self._computed += 1
 
+    @property
+    def computed(self) -> int:
+        """How many facts and pair scores this run had to compute (0: all from the cache)."""
+        return self._computed
+
     def save(self) -> None:
         """Keep what this run used (a report covers the whole workspace)."""
         unchanged = len(self._new) == len(self._old) and len(self._new_scores) == len(self._old_scores)
