@@ -84,6 +84,19 @@ class Prepared:
             kept.append(f"[{len(dropped)} {' / '.join(kinds)} part(s) left out for size]")
         return f"{self.header}\n" + "\n".join(kept)
 
+    def at_level(self, level: int) -> Prepared:
+        """The same entry holding only what `render(level)` shows (a left-out part keeps its kind,
+        for the marker): a planned chunk then holds its text, not every tool output it drops."""
+        def slim(p: Part) -> Part:
+            if p.cls > level:
+                return Part(p.cls, "", 0)
+            if p.brief is not None and level < BRIEF:
+                return Part(p.cls, p.brief, p.brief_tokens)
+            return p
+
+        parts = tuple(slim(p) for p in self.parts)
+        return Prepared(self.start, self.end, self.header, parts, self.redactions)
+
     def tokens(self, level: int) -> int:
         kept = sum(t[1] for p in self.parts if (t := p.at(level)) is not None)
         return estimate_tokens(self.header) + kept + (12 if any(p.cls > level for p in self.parts) else 0)
@@ -164,27 +177,49 @@ def _shrink(item: Prepared, budget: int) -> Prepared:
     return Prepared(item.start, item.end, item.header, parts, item.redactions)
 
 
-def chunk(items: Iterable[Prepared], budget: int) -> list[Chunk]:
-    """Pack entries in order into chunks of at most `budget` tokens, each at the highest level that
-    fits; a chunk is closed when even dropping tool output and tool calls would not make room."""
-    chunks: list[Chunk] = []
-    current: list[Prepared] = []
-    sums = [0] * (BRIEF + 1)  # tokens of `current` at each level
-    for item in items:
+class Chunker:
+    """Packs entries in order into chunks of at most `budget` tokens, one entry at a time, so a
+    caller can stream a session through it: only the open chunk is held here. `slim`: closed
+    chunks keep only what their level renders (same text, less memory while a plan is held)."""
+
+    def __init__(self, budget: int, *, slim: bool = False) -> None:
+        self.budget, self.slim = budget, slim
+        self._current: list[Prepared] = []
+        self._sums = [0] * (BRIEF + 1)  # tokens of the open chunk at each level
+
+    def add(self, item: Prepared) -> Chunk | None:
+        """Add one entry; returns the chunk it closed (it did not fit there any more), if any."""
+        budget, closed = self.budget, None
         costs = [item.tokens(level) for level in range(BRIEF + 1)]
-        level = _best_level([s + c for s, c in zip(sums, costs, strict=True)], budget)
-        if level is None and current:
-            chunks.append(Chunk(tuple(current), _best_level(sums, budget) or _MIN_LEVEL))
-            current, sums = [], [0] * (BRIEF + 1)
+        level = _best_level([s + c for s, c in zip(self._sums, costs, strict=True)], budget)
+        if level is None and self._current:
+            closed = self.close()
             level = _best_level(costs, budget)
         if level is None:  # one entry alone over budget
             item = _shrink(item, budget)
             costs = [item.tokens(lv) for lv in range(BRIEF + 1)]
-        current.append(item)
-        sums = [s + c for s, c in zip(sums, costs, strict=True)]
-    if current:
-        chunks.append(Chunk(tuple(current), _best_level(sums, budget) or _MIN_LEVEL))
-    return chunks
+        self._current.append(item)
+        self._sums = [s + c for s, c in zip(self._sums, costs, strict=True)]
+        return closed
+
+    def close(self) -> Chunk | None:
+        """The open chunk, closed (None when empty): the run of entries it belongs to ended."""
+        if not self._current:
+            return None
+        level = _best_level(self._sums, self.budget) or _MIN_LEVEL
+        items = tuple(p.at_level(level) for p in self._current) if self.slim else tuple(self._current)
+        out = Chunk(items, level)
+        self._current, self._sums = [], [0] * (BRIEF + 1)
+        return out
+
+
+def chunk(items: Iterable[Prepared], budget: int) -> list[Chunk]:
+    """Pack entries in order into chunks of at most `budget` tokens, each at the highest level that
+    fits; a chunk is closed when even dropping tool output and tool calls would not make room."""
+    packer = Chunker(budget)
+    chunks = [c for c in (packer.add(item) for item in items) if c is not None]
+    last = packer.close()
+    return chunks + [last] if last is not None else chunks
 
 
 def _best_level(sums: list[int], budget: int) -> int | None:
