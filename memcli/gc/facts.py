@@ -26,10 +26,10 @@ from memcli.records.parse import ParsedRecord
 from memcli.workspace import Kind
 
 FACTS_FILE = "gc-facts.marshal"
-_FORMAT = 1
+_FORMAT = 2
 _PKG = Path(__file__).resolve().parent.parent  # the memcli package
 # Code whose change can change a record's facts.
-_CODE = ("gc", "records", "context.py", "workspace.py", "slug.py", "secrets.py", "__init__.py")
+_CODE = ("gc", "records", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py", "__init__.py")
 
 
 @dataclass(frozen=True)
@@ -106,12 +106,14 @@ class FactsCache:
         self._new: dict[bytes, tuple] = {}
         self._old_scores: dict[bytes, float] = {}
         self._new_scores: dict[bytes, float] = {}
+        self._old_derived: dict[bytes, object] = {}
+        self._new_derived: dict[bytes, object] = {}
         self._computed = 0
         if file is not None:
             try:
-                stamp, entries, scores = marshal.loads(file.read_bytes())
-                if stamp == self.fingerprint and isinstance(entries, dict) and isinstance(scores, dict):
-                    self._old, self._old_scores = entries, scores
+                stamp, entries, scores, derived = marshal.loads(file.read_bytes())
+                if stamp == self.fingerprint and all(isinstance(d, dict) for d in (entries, scores, derived)):
+                    self._old, self._old_scores, self._old_derived = entries, scores, derived
             except Exception:  # missing, truncated, garbage, an older format: a cold run
                 pass
 
@@ -148,6 +150,18 @@ class FactsCache:
         self._new_scores[key] = score
         self._computed += 1
 
+    # Workspace-wide results keyed by a digest of all their inputs (e.g. the resident index).
+
+    def derived(self, key: bytes) -> object | None:
+        value = self._new_derived.get(key, self._old_derived.get(key))
+        if value is not None:
+            self._new_derived[key] = value
+        return value
+
+    def put_derived(self, key: bytes, value: object) -> None:
+        self._new_derived[key] = value
+        self._computed += 1
+
     @property
     def computed(self) -> int:
         """How many facts and pair scores this run had to compute (0: all from the cache)."""
@@ -155,11 +169,12 @@ class FactsCache:
 
     def save(self) -> None:
         """Keep what this run used (a report covers the whole workspace)."""
-        unchanged = len(self._new) == len(self._old) and len(self._new_scores) == len(self._old_scores)
+        unchanged = (len(self._new), len(self._new_scores), len(self._new_derived)) == (
+            len(self._old), len(self._old_scores), len(self._old_derived))
         if self.file is None or (not self._computed and unchanged):
             return
         try:
-            data = marshal.dumps((self.fingerprint, self._new, self._new_scores))
+            data = marshal.dumps((self.fingerprint, self._new, self._new_scores, self._new_derived))
             atomic_write_bytes(self.file, data)
         except (OSError, ValueError):
             pass  # a read-only state dir only costs speed

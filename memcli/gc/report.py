@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
-from memcli.context import Entry, build_context, order_entries
+from memcli.context import Entry, order_entries
 from memcli.gc.checks import (
     bloat_candidates,
     replaced_candidates,
@@ -16,6 +16,7 @@ from memcli.gc.drift import GitUnavailable, Mention, drift_from_mentions
 from memcli.gc.duplicates import Doc, TokenHashes, group_duplicates, normalise
 from memcli.gc.facts import FactsCache, GcFacts, facts_of
 from memcli.gc.model import Candidate, GcReport
+from memcli.gc.resident import resident_slugs
 from memcli.gc.usage import UsageMetrics, unused_candidates, usage_evidence
 from memcli.lint import lint
 from memcli.lint.cache import ResultCache
@@ -96,8 +97,7 @@ def build_report(
         valid, snap, cfg.gc.duplicate_similarity, cfg.gc.duplicate_min_chars, facts_cache
     )
     by_path = {f.path: f for f in facts}
-    shown = build_context(workspace, snapshot=snap, entries=_resident(snap, by_path)).shown
-    resident = {e.slug for e in shown}
+    resident = resident_slugs(workspace, snap, _resident(snap, by_path), facts_cache)
     slugs = {path: slug for by_slug in snap.slugs.values() for slug, path in by_slug.items()}
     knowledge = {slugs[f.path]: f.path for f in valid if f.entry is not None and slugs[f.path]}
     candidates += unreferenced_candidates(knowledge, [f.references for f in facts if f.ok], resident)

@@ -103,6 +103,16 @@ def test_a_garbage_facts_cache_is_a_cold_run(crafted: Workspace) -> None:
     assert cached(crafted) == PINNED.read_text(encoding="utf-8")
 
 
+def test_resident_index_is_recomputed_when_the_summary_crowds_it_out(crafted: Workspace, b) -> None:
+    cached(crafted)
+    # A summary that fills the token budget: the knowledge index is cut, so model-invoked
+    # knowledge that nothing names becomes unreferenced (a stale memo would hide it).
+    b.summary(crafted.root, "# Shop\n\nSee `resident-rule` and #linked-hash.\n\n" + b.prose(3, 6000))
+    after = cached(crafted)
+    assert after == rendered(crafted)
+    assert '"unreferenced-knowledge": 1' not in after
+
+
 if __name__ == "__main__":  # print the report to pin (see the module docstring)
     os.environ.update(GIT_DATES)
     sys.path.insert(0, str(HERE.parent))
