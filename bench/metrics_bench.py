@@ -9,8 +9,10 @@ memory (ru_maxrss) belongs to that step alone:
   floor: json    json.loads every line (the least a JSONL reader must do)
   metrics full   first count: every session read by the adapters, invokes detected, state saved
   metrics again  nothing changed: every file skipped by size/mtime
-  metrics +1%    1% new lines appended to a tenth of the files (grown files are re-parsed,
-                 only the new entries are counted)
+  +1% reparse    1% new lines appended to a tenth of the files; grown files re-parsed from
+                 line 0, only the new entries counted (the former way; a copy of the state)
+  +1% resume     the same, each grown file read from the reader position saved in the state
+                 (both must find the same invokes: checked)
   figures        load_metrics(): the saved state resolved against the records, no transcript read
 The invokes found must equal the invokes generated (printed as a check, exit 1 if not).
 """
@@ -168,6 +170,18 @@ def _worker(step: str, ws: str, sessions: str) -> dict:
         metrics, summary = refresh_metrics(Workspace.open(Path(ws)), [Path(sessions)])
         out = {"scanned": summary.scanned, "entries": summary.entries, "found": summary.invokes,
                "invokes": sum(m.count for m in metrics.records.values())}
+    elif step == "reparse":  # refresh_metrics as it was: grown files parsed from their first line
+        from memcli.metrics.api import build
+        from memcli.metrics.scan import refresh
+        from memcli.sessions import discover
+        from memcli.workspace import Workspace
+
+        workspace = Workspace.open(Path(ws))
+        infos = discover(workspace, paths=[Path(sessions)], scan=False)
+        state, summary = refresh(workspace.state_dir, infos, resume=False)
+        metrics = build(workspace, state)
+        out = {"scanned": summary.scanned, "entries": summary.entries, "found": summary.invokes,
+               "invokes": sum(m.count for m in metrics.records.values())}
     elif step == "figures":
         from memcli.metrics import load_metrics
         from memcli.workspace import Workspace
@@ -214,9 +228,12 @@ def main() -> int:
         full = _run("metrics", ws, sessions, env)
         rows.append(("metrics full", full, mb))
         rows.append(("metrics again", _run("metrics", ws, sessions, env), mb))
+        shutil.copytree(root / "state", root / "state-reparse")
         added = _append(sessions)
+        reparse = _run("reparse", ws, sessions, dict(env, MEMCLI_STATE_DIR=str(root / "state-reparse")))
+        rows.append(("+1% reparse", reparse, None))
         grown = _run("metrics", ws, sessions, env)
-        rows.append(("metrics +1%", grown, None))
+        rows.append(("+1% resume", grown, None))
         figures = _run("figures", ws, sessions, env)
         rows.append(("figures", figures, None))
         print(f"{'step':<15}{'seconds':>9}{'MB/s':>9}{'x floor':>9}{'peak MB':>9}")
@@ -225,8 +242,12 @@ def main() -> int:
             ratio = r["seconds"] / lines["seconds"]
             print(f"{name:<15}{r['seconds']:>9.2f}{speed:>9}{ratio:>9.1f}{r['maxrss_mb']:>9.0f}")
         ok = full["invokes"] == expected and grown["invokes"] == expected + added == figures["invokes"]
-        print(f"\ninvokes: generated {expected} (+{added} appended), counted {full['invokes']} "
-              f"(then {grown['invokes']}, figures {figures['invokes']}): {'OK' if ok else 'MISMATCH'}")
+        ok = ok and reparse["invokes"] == grown["invokes"] and reparse["entries"] == grown["entries"]
+        print(f"\n+1%: resume {reparse['seconds'] / grown['seconds']:.1f}x faster than re-parsing "
+              f"({grown['entries']} new entries either way)")
+        print(f"invokes: generated {expected} (+{added} appended), counted {full['invokes']} "
+              f"(then {grown['invokes']}, re-parse {reparse['invokes']}, figures {figures['invokes']}): "
+              f"{'OK' if ok else 'MISMATCH'}")
         return 0 if ok else 1
     finally:
         if not args.keep:
