@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from memcli.atomicio import atomic_write_bytes
+from memcli.codekey import code_fingerprint
 from memcli.gc.checks import referenced_slugs
 from memcli.gc.drift import mentions
 from memcli.gc.duplicates import DUPLICATE_KINDS, TokenHashes, normalise, sample
@@ -27,7 +28,6 @@ from memcli.workspace import Kind
 
 FACTS_FILE = "gc-facts.marshal"
 _FORMAT = 2
-_PKG = Path(__file__).resolve().parent.parent  # the memcli package
 # Code whose change can change a record's facts.
 _CODE = ("gc", "records", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py", "__init__.py")
 
@@ -83,17 +83,7 @@ def facts_of(rec: ParsedRecord, hashes: TokenHashes | None = None) -> GcFacts:
 def _fingerprint() -> bytes:
     from memcli import __version__
 
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{_FORMAT}:{__version__}".encode())
-    for name in _CODE:
-        base = _PKG / name
-        for f in sorted(base.rglob("*.py")) if base.is_dir() else [base]:
-            try:
-                st = f.stat()
-            except OSError:
-                continue
-            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return h.digest()
+    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}")
 
 
 class FactsCache:

@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 from memcli.atomicio import atomic_write_bytes
+from memcli.codekey import code_fingerprint
 from memcli.config import LintConfig
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.snapshot import RecordFacts
 
 CACHE_FILE = "lint-cache.marshal"
 _FORMAT = 3
-_PKG = Path(__file__).resolve().parent.parent  # the memcli package
 # Code whose change can change a verdict.
 _CODE = ("lint", "records", "secrets.py", "slug.py", "workspace.py", "config.py", "__init__.py")
 # A stat younger than this is not trusted next time (coarse timestamps, edits racing our read).
@@ -42,18 +42,7 @@ _STAMP = struct.Struct("<QqqQ")  # inode numbers may use all 64 bits; times may 
 def fingerprint(config: LintConfig) -> str:
     from memcli import __version__
 
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{_FORMAT}:{__version__}:{config.model_dump_json()}".encode())
-    for name in _CODE:
-        base = _PKG / name
-        files = sorted(base.rglob("*.py")) if base.is_dir() else [base]
-        for f in files:
-            try:
-                st = f.stat()
-            except OSError:
-                continue
-            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return h.hexdigest()
+    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}:{config.model_dump_json()}").hex()
 
 
 class ResultCache:
