@@ -30,15 +30,3 @@ def slug_problem(slug: str) -> str | None:
     if not is_valid_slug(slug):  # pragma: no cover - the checks above cover the grammar
         return "the slug does not match ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
     return None
-
-
-def slugify(text: str, max_len: int = 48) -> str:
-    """A valid slug derived from free text (ASCII words only; falls back to 'record')."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    slug = ""
-    for word in words:
-        candidate = f"{slug}-{word}" if slug else word
-        if len(candidate) > max_len:
-            break
-        slug = candidate
-    return slug[:max_len].strip("-") or "record"

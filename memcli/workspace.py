@@ -80,10 +80,6 @@ def locate(rel: str) -> Location:
     return Location(kind, name[: -len(".md")])
 
 
-def record_path(kind: Kind, slug: str) -> str:
-    return SUMMARY_PATH if kind is Kind.SUMMARY else f"{KIND_DIRS[kind]}/{slug}.md"
-
-
 def find_root(start: Path) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
