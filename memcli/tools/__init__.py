@@ -5,7 +5,8 @@ API (for the consolidation worker and agent integrations)::
     from memcli.tools import ToolSession
     tools = ToolSession(
         Workspace(root=scratch, config=config),   # the tools work on this root only (a scratch copy)
-        allowed_sources=staging_sources,          # Sources this run was given; None: rule not applied
+        allowed_sources=staging_sources,          # Sources this run was given (plus every Source on a
+                                                  #   record now: merge/split); None: rule not applied
         knowledge_sources=report_sources,         # knowledge-candidate report Sources; [] → no new
                                                   #   knowledge files; None: rule not applied
         usage_rates={"slug-or-path": 2.5},        # explicit invokes / million tokens; None/{}: no metrics

@@ -38,6 +38,30 @@ def source_keys(values: Iterable[Any] | None) -> frozenset[SourceKey] | None:
     return None if values is None else frozenset(source_key(v) for v in values)
 
 
+def present_sources(workspace: Any) -> frozenset[SourceKey]:
+    """Every Source cited by a record of `workspace` now (the start of a run).
+
+    Why: merge and split move provenance between records: the Source of a decision absorbed into
+    another one, or of a section split off into a new file, must be allowed on its new record.
+    Only Sources already in memory move; an invented one is still refused.
+    """
+    from memcli.records.parse import parse_record  # lazy: only sessions that check Sources need it
+
+    keys: set[SourceKey] = set()
+    for rel in workspace.iter_files():
+        loc = locate(rel)
+        if loc.kind is None or not rel.endswith(".md"):
+            continue
+        try:
+            data = (workspace.root / rel).read_bytes()
+        except OSError:
+            continue  # unreadable records are the Linter's finding
+        meta = parse_record(rel, data, loc.kind, loc.slug, validate=False).meta
+        if isinstance(meta, dict):
+            keys |= _raw_keys(record_sources(loc.kind, meta))
+    return frozenset(keys)
+
+
 def _raw_keys(raw: list[Any]) -> set[SourceKey]:
     keys = set()
     for item in raw:

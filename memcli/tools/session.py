@@ -14,7 +14,14 @@ from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
 from memcli.tools.journal import JournalEntry, JournalOp
 from memcli.tools.paths import PathRefused, confine
-from memcli.tools.policy import Protection, check_delete_kind, check_new_knowledge, check_reason, source_keys
+from memcli.tools.policy import (
+    Protection,
+    check_delete_kind,
+    check_new_knowledge,
+    check_reason,
+    present_sources,
+    source_keys,
+)
 from memcli.tools.read import read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
 from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
@@ -34,6 +41,9 @@ class ToolSession:
         self.workspace = workspace
         self.phase = phase
         self._allowed = source_keys(allowed_sources)
+        if self._allowed is not None:
+            # Sources already in memory may move between records (merge, split); see present_sources.
+            self._allowed |= present_sources(workspace)
         self._candidates = source_keys(knowledge_sources)
         self._protection = Protection(
             dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate

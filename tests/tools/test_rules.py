@@ -127,6 +127,27 @@ def test_sources_already_on_the_record_may_stay(session: ToolSession) -> None:
     assert out.ok, out
 
 
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [("memory/decisions/merged-choice.md", "decision"), ("memory/requests/split-off.md", "request")],
+)
+def test_sources_on_any_record_may_move(session: ToolSession, path: str, kind: str) -> None:
+    # Merge / split: WAL_SRC sits on memory/decisions/use-sqlite-wal.md (and knowledge/wal-mode.md),
+    # E2E_SRC on memory/requests/keep-e2e-opt-in.md; carrying them to another record keeps provenance.
+    out = session.write(path, record(kind, sources=[WAL_SRC, E2E_SRC, RUN_SRC]), "create", "merge")
+    assert out.ok, out
+
+
+def test_moved_sources_are_those_present_at_session_start(session: ToolSession) -> None:
+    created = record("request", sources=[RUN_SRC])
+    assert session.write("memory/requests/first.md", created, "create", "r").ok
+    widened = record("request", sources=[(WAL_SRC[0], WAL_SRC[1], WAL_SRC[2] + 1)])
+    out = session.write("memory/decisions/other.md", record("decision", sources=[WAL_SRC]), "create", "r")
+    assert out.ok, out
+    out = session.write("memory/requests/second.md", widened, "create", "r")
+    assert [v.code for v in out.violations] == ["source-not-provided"]  # a widened range is invented
+
+
 def test_sources_as_pydantic_models_and_dicts(ws: Workspace) -> None:
     session = ToolSession(
         ws,

@@ -62,7 +62,8 @@ def _source_keys(raw: list[Any]) -> list[tuple[str, int, int]]:
 
 class SourceNotProvided(Rule):
     """Tool path only (consolidation): every Source a write adds is either already on the record or
-    one of the staging Sources handed to this run.
+    one of the Sources handed to this run: its staging items' Sources, and every Source on any
+    record when the run started (so merge and split carry provenance to the new record).
 
     Why: Sources are machine facts that point into real transcripts; a model must copy them,
     never invent them.
