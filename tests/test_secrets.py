@@ -146,7 +146,7 @@ def _files(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
 
 
 def test_no_false_positives_on_memcli_source_and_real_transcripts() -> None:
-    files = _files(REPO / "memcli", (".py",)) + _files(REPO / "prompts", (".md",))
+    files = _files(REPO / "memcli", (".py",)) + _files(REPO / "memcli" / "prompts", (".md",))
     files += _files(REPO / "tests" / "fixtures" / "transcripts", (".jsonl", ".json", ".md"))
     files += _files(REPO / "examples", (".md", ".toml"))
     assert len(files) > 50

@@ -1,27 +1,18 @@
-"""The consolidation prompt files (`prompts/consolidate-*.md`) and their version hash."""
+"""The consolidation prompt files (`memcli/prompts/consolidate-*.md`) and their version hash."""
 
 from __future__ import annotations
 
 import hashlib
 from functools import cache
-from pathlib import Path
+
+from memcli.prompts import read as read_prompt
 
 NAMES = ("system", "integration", "gc", "repair")
 
 
-def _folder() -> Path:
-    # Installed: the package `memcli.prompts`; editable checkout: `prompts/` next to `memcli/`.
-    try:
-        import memcli.prompts as pkg  # type: ignore[import-not-found]
-
-        return Path(pkg.__file__).parent
-    except ImportError:
-        return Path(__file__).resolve().parents[2] / "prompts"
-
-
 @cache
 def load(name: str) -> str:
-    return (_folder() / f"consolidate-{name}.md").read_text(encoding="utf-8")
+    return read_prompt(f"consolidate-{name}.md")
 
 
 def render(name: str, **values: str) -> str:

@@ -1,33 +1,20 @@
-"""The Phase 1 prompt (`prompts/extract-*.md`), its version, and the messages for one chunk."""
+"""The Phase 1 prompt (`memcli/prompts/extract-*.md`), its version, and the messages for one chunk."""
 
 from __future__ import annotations
 
 import hashlib
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from memcli.extract.prepare import Chunk
+from memcli.prompts import read as read_prompt
 
 NAMES = ("system", "user")
 
 
-def _folder() -> Path:
-    # Installed: the package `memcli.prompts`; editable checkout: `prompts/` next to `memcli/`.
-    try:
-        from importlib.resources import files
-
-        folder = files("memcli.prompts")
-        if folder.joinpath("extract-system.md").is_file():
-            return Path(str(folder))
-    except (ImportError, ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parents[2] / "prompts"
-
-
 @cache
 def load(name: str) -> str:
-    return (_folder() / f"extract-{name}.md").read_text(encoding="utf-8")
+    return read_prompt(f"extract-{name}.md")
 
 
 @cache

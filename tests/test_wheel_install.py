@@ -1,0 +1,172 @@
+"""memcli as a user installs it: build the sdist, build the wheel from that sdist (what `python -m
+build` does), install the wheel into a fresh virtual environment, and run the commands there, far
+from the checkout: lint, context, then extract and consolidate against the scripted model server.
+
+The environment holds no editable install and no repository path. Its third-party dependencies are
+this interpreter's site-packages, appended through a `.pth` line (a plain path entry: the `.pth`
+files inside it, such as an editable install's finder, are not run), so the test needs no network;
+memcli itself comes from the wheel, which the test checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+from support.fake_llm import FAKE_MODEL, Reply, tool_call
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "workspace"
+TRANSCRIPT = (REPO / "tests/fixtures/transcripts/claude-code/codemie-ai__codemie-code/-tmp-private/"
+              "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
+PROMPTS = sorted(p.name for p in (REPO / "memcli" / "prompts").glob("*.md"))
+RECORD = "memory/decisions/installed-wheel-works.md"
+CONFIG = f"""\
+[memory]
+extract_model = "{FAKE_MODEL}"
+consolidation_model = "{FAKE_MODEL}"
+retries = 1
+backoff_s = 0
+backoff_max_s = 0
+
+[extract]
+idle_minutes = 0
+
+[consolidate]
+trigger_files = 0
+trigger_bytes = 0
+max_iterations = 6
+"""
+_SOURCE = re.compile(r"copy exactly into `sources` / `last_sources`: (\{.*?\})\n")
+_IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".memcli", ".venv*",
+                                 ".pytest_cache", ".ruff_cache")
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    return {**env, **extra}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin/ folder of a fresh venv holding memcli installed from a wheel built from the sdist."""
+    work = tmp_path_factory.mktemp("wheel")
+    shutil.copytree(REPO, work / "src", ignore=_IGNORE)  # the build writes build/ and egg-info
+    # The sdist, then the wheel built from the unpacked sdist, as `python -m build` does; no isolated
+    # build environment (that would download setuptools): the test extras hold the backend.
+    done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"),
+                           str(work / "src")], capture_output=True, text=True, env=_clean_env())
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (sdist,) = (work / "dist").glob("*.tar.gz")
+    (wheel,) = (work / "dist").glob("*.whl")
+    with tarfile.open(sdist) as tar:
+        names = set(tar.getnames())
+    top = sdist.name.removesuffix(".tar.gz")
+    assert {f"{top}/memcli/prompts/{name}" for name in PROMPTS} <= names
+    with zipfile.ZipFile(wheel) as whl:
+        listed = set(whl.namelist())
+    assert {f"memcli/prompts/{name}" for name in PROMPTS} <= listed
+    assert not any(name.startswith(("prompts/", "tests/")) for name in listed)
+
+    env_dir = work / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    deps = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    (site / "zz-host-dependencies.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                           "--no-index", str(wheel)], capture_output=True, text=True, env=_clean_env())
+    assert done.returncode == 0, done.stderr[-3000:]
+    where = subprocess.run([python, "-c", "import memcli, sys; print(memcli.__file__); print(sys.path)"],
+                           capture_output=True, text=True, check=True, cwd=work, env=_clean_env())
+    module, path = where.stdout.splitlines()
+    assert Path(module).is_relative_to(site), module
+    assert str(REPO) not in path
+    return env_dir / "bin"
+
+
+def _memcli(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([bin_dir / "memcli", *args], cwd=cwd, capture_output=True, text=True,
+                          env=_clean_env(), timeout=300)
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    (root / "memcli.toml").write_text(CONFIG, encoding="utf-8")
+    (root / ".gitignore").write_text("/memory/_staging/\n/.memcli/\n", encoding="utf-8")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def test_lint_and_context_from_the_wheel(installed: Path, workspace: Path) -> None:
+    done = _memcli(installed, workspace, "lint")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no problems" in done.stdout
+    done = _memcli(installed, workspace, "context")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "memory/summary.md").read_text(encoding="utf-8").splitlines()[-1] in done.stdout
+
+
+class _Model:
+    """Extract: one decision per chunk. Consolidate: write one record citing the staged Sources."""
+
+    def __call__(self, body: dict) -> Reply:
+        if "tools" not in body:
+            return Reply(content=json.dumps({
+                "decisions": [{"title": "Installed wheel works", "decision": "Ship prompts in the wheel",
+                               "rationale": "an installed memcli must find its prompts"}],
+                "discussions": [], "attempts": [], "requests": []}))
+        last = body["messages"][-1]
+        if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"]:
+            sources = [json.loads(found) for found in _SOURCE.findall(last["content"])]
+            assert sources
+            listed = "".join(f"  - session_id: {s['session_id']}\n"
+                             f"    range: [{s['range'][0]}, {s['range'][1]}]\n" for s in sources)
+            content = ("---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: 2026-05-20T10:00:00+00:00\n"
+                       f"status: resolved\nsources:\n{listed}---\nShip the prompts inside the wheel.\n\n"
+                       "Why: an installed memcli must find its prompts.\n")
+            return Reply(tool_calls=[tool_call("memory_write", {
+                "path": RECORD, "mode": "create", "content": content, "reason": "decision from staging"})])
+        return Reply(content="done")
+
+
+def test_extract_and_consolidate_from_the_wheel(installed: Path, workspace: Path, fake_llm,
+                                                tmp_path: Path) -> None:
+    fake_llm.responder = _Model()
+    session = tmp_path / "sessions" / TRANSCRIPT.name
+    session.parent.mkdir()
+    shutil.copy(TRANSCRIPT, session)
+
+    done = _memcli(installed, workspace, "extract", str(session))
+    assert done.returncode == 0, done.stdout + done.stderr
+    staged = list((workspace / "memory/_staging").glob("*.json"))
+    assert staged
+    sent = fake_llm.requests[0]["messages"]
+    assert sent[0]["content"] == (REPO / "memcli/prompts/extract-system.md").read_text(encoding="utf-8")
+
+    done = _memcli(installed, workspace, "consolidate")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Ship the prompts inside the wheel." in (workspace / RECORD).read_text(encoding="utf-8")
+    assert f"added {RECORD}" in _git(workspace, "log", "-1", "--format=%B")
+    assert not list((workspace / "memory/_staging").glob("*.json"))
+    done = _memcli(installed, workspace, "lint")
+    assert done.returncode == 0, done.stdout + done.stderr
