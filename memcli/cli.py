@@ -205,6 +205,18 @@ def context(
     raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
 
 
+@app.command()
+def why(
+    record: Annotated[str, typer.Argument(metavar="SLUG|PATH", help="A record's slug or path.")],
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """A record's story: the commits that touched it and why, its Sources traced, who used it."""
+    from memcli.why import run
+
+    raise typer.Exit(run(_open(workspace), record, as_json=as_json))
+
+
 @app.command("gc-report")
 def gc_report(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",

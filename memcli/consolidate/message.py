@@ -88,7 +88,9 @@ def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str
         f"memcli consolidate: {c['added']} added, {c['updated']} updated, "
         f"{c['replaced']} replaced, {c['dropped']} dropped"
     )
-    lines = [head, "", f"Consumed {len(consumed)} staging files. {stats}", "", "Files:"]
+    # The ids name each item's session and range: `memcli why` traces a record back to them.
+    used = f": {', '.join(consumed)}." if consumed else "."
+    lines = [head, "", f"Consumed {len(consumed)} staging files{used} {stats}", "", "Files:"]
     for r in reports:
         tag = f" [{', '.join(r.categories)}]" if r.categories else ""
         lines.append(f"- {r.outcome} {r.path}{tag} {_size(r.chars_before)} → {_size(r.chars_after)} chars")

@@ -1,0 +1,365 @@
+"""`memcli why SLUG|PATH`: a record's whole story on one screen.
+
+Everything here is read from what already exists, nothing is stored for it: git history of the file
+(consolidation commits carry the operation, category and reason of each file they touched; any other
+commit is a human edit), the record's Sources traced back through the session adapters (a short,
+redacted excerpt of each, with the roles of the entries it points to), the usage figures `memcli
+metrics` saved, and the `replaced_by` links in both directions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memcli.errors import EXIT_OK, MemcliError, UsageError
+from memcli.records.models import Source
+from memcli.records.parse import parse_record
+from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace, locate
+
+RUN_TRAILER = "Memcli-Run"  # the trailer consolidation writes (memcli.consolidate.gitops)
+EXCERPT_CHARS = 280
+_FILE_LINE = re.compile(r"^- (added|updated|replaced|dropped) (\S+?)(?: \[([^\]]*)\])? (\S+) → (\S+) chars$")
+_STAGING_ID = re.compile(r"\b([\w-]+)-(\d+)-(\d+)-([0-9a-f]{10})\b")
+# Fields typed as Sources, per kind (spec 1 §3): every one of them is part of the story.
+_SOURCE_FIELDS = ("sources", "last_sources", "last_rewritten_from_range")
+
+
+@dataclass
+class Change:
+    commit: str
+    date: str
+    author: str
+    by: str  # "consolidate" (with run id) or "human"
+    subject: str
+    path: str  # the record's path in that commit (renames are followed)
+    run_id: str | None = None
+    outcome: str | None = None
+    categories: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    size: str | None = None
+    staging: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SourceStory:
+    field: str
+    source: str
+    found: bool
+    agent: str | None = None
+    roles: list[str] = field(default_factory=list)
+    excerpt: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class Story:
+    path: str
+    kind: str
+    slug: str
+    status: str | None
+    replaced_by: str | None
+    replaces: list[str]
+    history: list[Change]
+    sources: list[SourceStory]
+    usage: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def resolve(ws: Workspace, target: str) -> str:
+    """SLUG or PATH → the workspace-relative path of one existing record (or a usage error)."""
+    text = target.strip()
+    if not text:
+        raise UsageError("name a record: a slug (use-sqlite) or a path (memory/decisions/use-sqlite.md)")
+    if "/" in text or text.endswith(".md"):
+        path = Path(text)
+        absolute = path if path.is_absolute() else (Path.cwd() / path)
+        if not absolute.exists() and not path.is_absolute():
+            absolute = ws.root / path  # a workspace-relative path given from elsewhere
+        try:
+            rel = absolute.resolve().relative_to(ws.root.resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"{target}: not inside the workspace {ws.root}") from None
+        loc = locate(rel)
+        if loc.kind is None:
+            raise UsageError(f"{target}: not a record ({loc.problem or 'not a record location'})")
+        if not (ws.root / rel).is_file():
+            raise UsageError(f"{target}: no such record")
+        return rel
+    if text == "summary":
+        if (ws.root / SUMMARY_PATH).is_file():
+            return SUMMARY_PATH
+        raise UsageError("this workspace has no memory/summary.md")
+    found = [f"{folder}/{text}.md" for kind, folder in KIND_DIRS.items()
+             if (ws.root / folder / f"{text}.md").is_file()]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise UsageError(f"{text!r} names {len(found)} records: {', '.join(found)}; pass the path")
+    raise UsageError(f"no record with the slug {text!r}" + _did_you_mean(ws, text))
+
+
+def _did_you_mean(ws: Workspace, slug: str) -> str:
+    from rapidfuzz import process
+
+    slugs = [p.stem for folder in KIND_DIRS.values() for p in (ws.root / folder).glob("*.md")]
+    best = process.extractOne(slug, slugs, score_cutoff=70)
+    return f"; did you mean {best[0]!r}?" if best else " (see `memcli search`)"
+
+
+# ---------------------------------------------------------------- git history
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", "replace")
+
+
+def history(ws: Workspace, rel: str) -> tuple[list[Change], str | None]:
+    """Every commit that touched the record, newest first (renames followed); a note when git has none."""
+    top = _git(ws.root, "rev-parse", "--show-toplevel")
+    if top is None:
+        return [], "not a git repository: no history"
+    top_path = Path(top.strip())
+    prefix = ws.root.resolve().relative_to(top_path.resolve()).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    raw = _git(top_path, "log", "--follow", "--name-only", "-z",
+               "--format=%x01%H%x00%aI%x00%an%x00%B%x00", "--", prefix + rel)
+    if raw is None:
+        return [], "no commit yet"
+    out = []
+    for chunk in raw.split("\x01")[1:]:
+        parts = chunk.split("\x00")
+        sha, date, author, body = parts[0], parts[1], parts[2], parts[3]
+        names = [p.strip("\n") for p in parts[4:] if p.strip("\n")]
+        path = (names[0] if names else prefix + rel).removeprefix(prefix)
+        out.append(_change(sha, date, author, body, path))
+    if not out:
+        return [], "not committed yet"
+    return out, None
+
+
+def _change(sha: str, date: str, author: str, body: str, path: str) -> Change:
+    lines = body.strip("\n").splitlines()
+    subject = lines[0] if lines else ""
+    run = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith(f"{RUN_TRAILER}:")), None)
+    change = Change(sha, date, author, "consolidate" if run else "human", subject, path, run_id=run)
+    if run is None:
+        return change
+    mine = False
+    for line in lines:
+        match = _FILE_LINE.match(line)
+        if match:
+            mine = match.group(2) == path
+            if mine:
+                change.outcome = match.group(1)
+                change.categories = [c.strip() for c in (match.group(3) or "").split(",") if c.strip()]
+                change.size = f"{match.group(4)} → {match.group(5)} chars"
+            continue
+        if mine and line.startswith("    "):
+            change.reasons.append(line.strip())
+        elif not line.startswith("    "):
+            mine = False
+    change.staging = list(dict.fromkeys(m.group(0) for m in _STAGING_ID.finditer(body)))
+    return change
+
+
+def _staging_for(changes: list[Change], sources: list[Source]) -> None:
+    """Keep, for each consolidation, only the staging items whose span one of the record's Sources
+    overlaps: those are the items the record came from (ids name their session and range)."""
+    for change in changes:
+        keep = []
+        for item in change.staging:
+            match = _STAGING_ID.fullmatch(item)
+            assert match is not None
+            start, end = int(match.group(2)), int(match.group(3))
+            for src in sources:
+                safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in src.session_id)[:40].strip("-")
+                if match.group(1) == safe and src.range[0] <= end and src.range[1] >= start:
+                    keep.append(item)
+                    break
+        change.staging = keep
+
+
+# ---------------------------------------------------------------- sources
+
+
+def record_sources(meta: dict[str, Any]) -> list[tuple[str, Source | None, Any]]:
+    """(field, Source or None when invalid, raw value) for every Source-typed field of a record."""
+    out: list[tuple[str, Source | None, Any]] = []
+    for name in _SOURCE_FIELDS:
+        value = meta.get(name)
+        if value is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        for raw in items:
+            try:
+                out.append((name, Source.model_validate(raw), raw))
+            except ValueError:
+                out.append((name, None, raw))
+    return out
+
+
+def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[SourceStory]:
+    """Each Source with the roles and a redacted excerpt of the entries it points to."""
+    from memcli.secrets import redact
+    from memcli.sessions.commands import select
+    from memcli.sessions.discover import discover
+    from memcli.sessions.render import entry_text
+
+    wanted = [src for _, src, _ in found if src is not None]
+    infos = {}
+    if wanted:
+        sessions = discover(ws, scan=False)
+        ids = {i.session_id for i in sessions}
+        for src in wanted:
+            for info in sessions:
+                if info.session_id == src.session_id or (
+                        src.session_id not in ids and info.session_id.startswith(src.session_id)):
+                    infos.setdefault(src.session_id, info)
+    out = []
+    for name, src, raw in found:
+        if src is None:
+            out.append(SourceStory(name, json.dumps(raw, ensure_ascii=False, default=str), False,
+                                   note="not a valid Source (see `memcli lint`)"))
+            continue
+        info = infos.get(src.session_id)
+        if info is None:
+            out.append(SourceStory(name, str(src), False, note="transcript not on this machine"))
+            continue
+        try:
+            entries = select(info, src.range)
+        except (MemcliError, OSError) as exc:  # out of range, unreadable: said, not fatal
+            out.append(SourceStory(name, str(src), False, agent=info.agent, note=str(exc)))
+            continue
+        roles = list(dict.fromkeys(_role(e) for e in entries))
+        text, _ = redact("\n".join(entry_text(e) for e in entries))
+        excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
+        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
+    return out
+
+
+def _role(entry: Any) -> str:
+    """user, agent, tool output or injected context: who said what a Source points to."""
+    if entry.injected:
+        return "injected"
+    if entry.role == "tool" or (entry.tool_results and not entry.text.strip()):
+        return "tool"
+    return {"assistant": "agent"}.get(entry.role, entry.role)
+
+
+# ---------------------------------------------------------------- the rest
+
+
+def _replaces(ws: Workspace, slug: str) -> list[str]:
+    out = []
+    folder = ws.root / KIND_DIRS[Kind.DECISION]
+    for path in sorted(folder.glob("*.md")):
+        data = path.read_bytes()
+        if slug.encode() not in data:
+            continue  # cheap filter: a file that never spells the slug cannot point at it
+        meta = parse_record(path.name, data, Kind.DECISION, path.stem, validate=False).meta or {}
+        if meta.get("replaced_by") == slug:
+            out.append(f"{KIND_DIRS[Kind.DECISION]}/{path.name}")
+    return out
+
+
+def _usage(ws: Workspace, rel: str) -> dict[str, Any] | None:
+    from memcli.metrics import load_metrics
+
+    metrics = load_metrics(ws)
+    if metrics is None:
+        return None
+    found = metrics.get(rel)
+    if found is None:
+        return {"invokes": 0, "sessions": [], "rate": 0.0, "last_use": None}
+    sessions = list(dict.fromkeys(i.session_id for i in found.invokes))
+    return {"invokes": found.count, "sessions": sessions, "rate": round(found.rate, 3),
+            "last_use": found.last_use.isoformat() if found.last_use else None}
+
+
+def story(ws: Workspace, target: str) -> Story:
+    rel = resolve(ws, target)
+    loc = locate(rel)
+    assert loc.kind is not None and loc.slug is not None
+    rec = parse_record(rel, (ws.root / rel).read_bytes(), loc.kind, loc.slug, validate=False)
+    meta = rec.meta or {}
+    notes = [f"the frontmatter does not parse: {rec.parse_error}"] if rec.parse_error else []
+    found = record_sources(meta)
+    changes, note = history(ws, rel)
+    if note:
+        notes.append(note)
+    _staging_for(changes, [src for _, src, _ in found if src is not None])
+    replaced_by = meta.get("replaced_by")
+    return Story(
+        path=rel, kind=loc.kind.value, slug=loc.slug,
+        status=str(meta["status"]) if "status" in meta else None,
+        replaced_by=str(replaced_by) if replaced_by else None,
+        replaces=_replaces(ws, loc.slug) if loc.kind is Kind.DECISION else [],
+        history=changes, sources=trace(ws, found), usage=_usage(ws, rel), notes=notes,
+    )
+
+
+def render(s: Story) -> str:
+    lines = [f"{s.path} · {s.kind}" + (f" · {s.status}" if s.status else "")]
+    if s.replaced_by:
+        lines.append(f"  replaced by: {s.replaced_by}")
+    for old in s.replaces:
+        lines.append(f"  replaces: {old}")
+    lines.extend(f"  note: {n}" for n in s.notes)
+    lines += ["", f"History ({len(s.history)} commits, newest first):"]
+    if not s.history:
+        lines.append("  (none)")
+    for c in s.history:
+        who = f"consolidate run {c.run_id}" if c.by == "consolidate" else f"human: {c.author}"
+        lines.append(f"  {c.commit[:7]} {c.date[:10]} {who}")
+        if c.by == "consolidate":
+            tag = f" [{', '.join(c.categories)}]" if c.categories else ""
+            lines.append(f"    {c.outcome or 'touched'}{tag}" + (f" {c.size}" if c.size else ""))
+            lines.extend(f"    {r}" for r in c.reasons)
+            lines.extend(f"    from staging item {item}" for item in c.staging)
+        else:
+            lines.append(f"    {c.subject}")
+        if c.path != s.path:
+            lines.append(f"    (then named {c.path})")
+    lines += ["", f"Sources ({len(s.sources)}):"]
+    if not s.sources:
+        lines.append("  (none)")
+    for src in s.sources:
+        where = f"  {src.source} ({src.field})"
+        if not src.found:
+            lines.append(f"{where}: {src.note}")
+            continue
+        lines.append(f"{where} · {src.agent} · said by {', '.join(src.roles) or 'nobody'}")
+        lines.extend("    " + ln for ln in (src.excerpt or "").splitlines())
+    lines += ["", "Used by:"]
+    if s.usage is None:
+        lines.append("  no usage counted yet (run `memcli metrics`)")
+    elif not s.usage["invokes"]:
+        lines.append("  no session has read or named it")
+    else:
+        lines.append(f"  {s.usage['invokes']} invokes in {len(s.usage['sessions'])} sessions, "
+                     f"last {s.usage['last_use'] or '?'}: {', '.join(s.usage['sessions'][:5])}"
+                     + (" …" if len(s.usage["sessions"]) > 5 else ""))
+    return "\n".join(lines)
+
+
+def run(ws: Workspace, target: str, *, as_json: bool = False) -> int:
+    s = story(ws, target)
+    if as_json:
+        print(json.dumps(s.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render(s))
+    return EXIT_OK
