@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from memcli.cli import main
+from memcli.entry import main
 
 if __name__ == "__main__":
     main()

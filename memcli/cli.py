@@ -244,6 +244,19 @@ def metrics(
                          sessions=list(session or []), show_all=show_all))
 
 
+@app.command("merge-driver")
+def merge_driver(
+    base: Annotated[Path, typer.Argument(help="The common ancestor's version (git's %O).")],
+    ours: Annotated[Path, typer.Argument(help="Our version; the result is written here (%A).")],
+    theirs: Annotated[Path, typer.Argument(help="Their version (%B).")],
+    path: Annotated[str, typer.Argument(help="The record's path in the repository (%P).")],
+) -> None:
+    """Git merge driver for records: field by field, Sources unioned (registered by `memcli init`)."""
+    from memcli.merge.driver import main as driver
+
+    raise typer.Exit(driver([str(base), str(ours), str(theirs), path]))
+
+
 def main(argv: list[str] | None = None) -> None:
     from memcli.boundary import run_guarded
 

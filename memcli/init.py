@@ -36,8 +36,14 @@ def run(root: Path) -> int:
         ) + "# memcli: staging and local state\n"
         atomic_write_text(gitignore, existing + block + "\n".join(missing) + "\n")
         created.append(".gitignore entries")
+    from memcli.merge.setup import in_git_repo, register
+
+    created += register(root)
     if created:
         print(f"Initialised memcli workspace in {root}: {', '.join(created)}")
     else:
         print(f"memcli workspace in {root} is already initialised")
+    if not in_git_repo(root):
+        print("Not a git repository yet: run `memcli init` again after `git init` to register the merge "
+              "driver for records")
     return 0

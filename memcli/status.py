@@ -15,6 +15,7 @@ from typing import Any
 from memcli import history
 from memcli.consolidate import inputs, journal, lock
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
+from memcli.merge.setup import driver_configured
 from memcli.workspace import Workspace
 
 
@@ -73,6 +74,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
         "last_extract": _extract_state(history.last(ws, "extract")),
         "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),
+        "merge_driver": driver_configured(ws.root),
     }
 
 
@@ -126,5 +128,8 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
                      f"({state})")
     lines.append(f"  last extract:       {_run_line(data['last_extract'])}")
     lines.append(f"  last consolidate:   {_run_line(data['last_consolidate'])}")
+    if data["merge_driver"] is False:  # git config does not travel with a clone
+        lines.append("  warning: this clone has no memcli merge driver (records would merge as plain text); "
+                     "run `memcli init`")
     print("\n".join(lines))
     return code

@@ -8,7 +8,6 @@ turn it into findings and go on with the other files. BOM and CRLF line ends are
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,8 @@ from pydantic import ValidationError
 
 from memcli.records import fastyaml
 from memcli.records.models import FIELD_ALIASES, MODELS
+from memcli.recordtext import decode as _decode
+from memcli.recordtext import split as _split
 from memcli.workspace import Kind
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -42,11 +43,6 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             if len(_RESOLVED) < _RESOLVED_MAX:
                 _RESOLVED[key] = tag
         return tag
-
-
-_FENCE = re.compile(r"^---[ \t]*$")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
-_BINARY_PROBE = 8192
 
 
 @dataclass(frozen=True)
@@ -77,35 +73,6 @@ class ParsedRecord:
 
     def line_of(self, key: str) -> int | None:
         return self.key_lines.get(key)
-
-
-def _decode(data: bytes) -> tuple[str | None, str | None, int | None]:
-    """(text with BOM dropped and line ends normalised, or None; why not; the line at fault)."""
-    if b"\x00" in data[:_BINARY_PROBE]:
-        return None, "binary file (contains NUL bytes); a record is UTF-8 Markdown", None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return (
-            None,
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); save the file as UTF-8",
-            line,
-        )
-    return text.replace("\r\n", "\n").replace("\r", "\n"), None, None
-
-
-def _split(text: str) -> tuple[str, str, int] | str:
-    """(frontmatter, body, line number of the body's first line) or an error message."""
-    lines = text.split("\n")
-    if not lines or not _FENCE.match(lines[0]):
-        if not text.strip():
-            return "empty file; a record starts with a '---' frontmatter block"
-        return "no frontmatter; a record must start with a '---' line, YAML fields, and a closing '---'"
-    for i in range(1, len(lines)):
-        if _CLOSE.match(lines[i]):
-            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), i + 2
-    return "unterminated frontmatter: no closing '---' line after the opening one on line 1"
 
 
 def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]:

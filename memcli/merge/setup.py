@@ -1,0 +1,59 @@
+"""Registering the merge driver: the `.gitattributes` lines (they travel with the repository) and
+the driver command in this clone's git config (which does not travel: every clone runs
+`memcli init` once, and `memcli status` says when a clone has not)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from memcli.atomicio import atomic_write_text
+
+DRIVER_NAME = "memcli"
+DRIVER_COMMAND = "memcli merge-driver %O %A %B %P"
+ATTRIBUTE_LINES = (
+    f"memory/** merge={DRIVER_NAME}",
+    f"knowledge/** merge={DRIVER_NAME}",
+    "memory/_staging/** !merge",  # staging is not records (and normally git-ignored)
+)
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+
+
+def in_git_repo(root: Path) -> bool:
+    return _git(root, "rev-parse", "--git-dir").returncode == 0
+
+
+def driver_configured(root: Path) -> bool | None:
+    """Whether this clone runs memcli's driver for records; None outside a git repository."""
+    if not in_git_repo(root):
+        return None
+    return _git(root, "config", "--get", f"merge.{DRIVER_NAME}.driver").stdout.strip() != ""
+
+
+def register(root: Path) -> list[str]:
+    """Add whatever of the registration is missing; returns what was added (nothing: already done)."""
+    added: list[str] = []
+    attributes = root / ".gitattributes"
+    existing = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
+    present = {" ".join(line.split()) for line in existing.splitlines()}
+    missing = [line for line in ATTRIBUTE_LINES if line not in present]
+    if missing:
+        block = ("" if not existing or existing.endswith("\n") else "\n") + (
+            "# memcli: merge memory records field by field (memcli merge-driver)\n"
+        )
+        atomic_write_text(attributes, existing + block + "\n".join(missing) + "\n")
+        added.append(".gitattributes entries")
+    if not in_git_repo(root):
+        return added
+    if _git(root, "config", "--get", f"merge.{DRIVER_NAME}.driver").stdout.strip() != DRIVER_COMMAND:
+        _git(root, "config", "--local", f"merge.{DRIVER_NAME}.name", "memcli record merge")
+        done = _git(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", DRIVER_COMMAND)
+        if done.returncode != 0:
+            from memcli.errors import MemcliError
+
+            raise MemcliError(f"cannot set the merge driver in git config: {done.stderr.strip()}")
+        added.append("merge driver in git config")
+    return added
