@@ -99,7 +99,7 @@ def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
     }
     latency: dict[str, list[float]] = {"memcli": [], "rank_bm25": []}
     counts: dict[str, int] = defaultdict(int)
-    for conv in data:
+    for n, conv in enumerate(data):
         obs = observations(conv)
         evidence_of = {slug: ev for slug, _, ev in obs}
         with tempfile.TemporaryDirectory() as tmp:
@@ -124,30 +124,42 @@ def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
                     for name, ranked in (("memcli", mem), ("rank_bm25", base), ("ceiling", every)):
                         for k in ks:
                             got = recall(ranked, evidence, len(ranked) if name == "ceiling" else k)
-                            scores[name][(cat, k)].append(got)
-                            scores[name][("overall", k)].append(got)
+                            scores[name][(cat, k)].append((n, got))
+                            scores[name][("overall", k)].append((n, got))
     return scores, latency, counts
 
 
-def _mean(values: list[float]) -> float:
-    return 100.0 * sum(values) / len(values) if values else float("nan")
+def _mean(values: list[tuple[int, float]], convs: range) -> float:
+    kept = [v for n, v in values if n in convs]
+    return 100.0 * sum(kept) / len(kept) if kept else float("nan")
 
 
-def report(scores: dict, latency: dict, counts: dict, ks: list[int]) -> str:
+def report(scores: dict, latency: dict, counts: dict, ks: list[int], halves: dict[str, range]) -> str:
     lines = [
         f"questions: {sum(counts.values())} (" + ", ".join(f"{c} {counts[c]}" for c in ORDER[:-1]) + ")",
         "",
     ]
     head = f"{'recall@k (%)':<22}" + "".join(f"{c:>13}" for c in ORDER)
-    for k in ks:
-        lines += [head.replace("@k", f"@{k}"), "-" * len(head)]
-        rows = [(name, [_mean(scores[name][(c, k)]) for c in ORDER]) for name in ("memcli", "rank_bm25")]
-        if k in DRAGON:
-            rows.append(("DRAGON (paper)", DRAGON[k]))
-        rows.append(("ceiling (all records)", [_mean(scores["ceiling"][(c, k)]) for c in ORDER]))
-        for name, vals in rows:
-            lines.append(f"{name:<22}" + "".join(f"{v:>13.1f}" for v in vals))
-        lines.append("")
+    for label, convs in halves.items():
+        lines += [f"== conversations {label} =="]
+        for k in ks:
+            lines += [head.replace("@k", f"@{k}"), "-" * len(head)]
+            rows = [(name, [_mean(scores[name][(c, k)], convs) for c in ORDER])
+                    for name in ("memcli", "rank_bm25")]
+            if k in DRAGON and label.startswith("all"):
+                rows.append(("DRAGON (paper)", DRAGON[k]))
+            rows.append(("ceiling (all records)", [_mean(scores["ceiling"][(c, k)], convs) for c in ORDER]))
+            for name, vals in rows:
+                lines.append(f"{name:<22}" + "".join(f"{v:>13.1f}" for v in vals))
+            lines.append("")
+    lines.append("overall recall@" + "/".join(map(str, ks)) + ":")
+    for label, convs in halves.items():
+        for name in ("memcli", "rank_bm25"):
+            figures = "/".join(f"{_mean(scores[name][('overall', k)], convs):.1f}" for k in ks)
+            lines.append(f"  {label:<14} {name:<10} {figures}")
+    if all(k in DRAGON for k in ks):
+        lines.append(f"  {'paper':<14} {'DRAGON':<10} " + "/".join(f"{DRAGON[k][-1]:.1f}" for k in ks))
+    lines.append("")
     for name, lat in latency.items():
         lat = sorted(lat)
         lines.append(
@@ -175,11 +187,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     data = json.loads(args.path.read_text(encoding="utf-8"))
+    mid = len(data) // 2
     if args.half:
-        data = data[: len(data) // 2] if args.half == "first" else data[len(data) // 2 :]
+        data = data[:mid] if args.half == "first" else data[mid:]
+        halves = {f"{args.half} half": range(len(data))}
+    else:  # the whole set and each half, one run: tune on 0-4, read the held-out 5-9
+        halves = {f"all 0-{len(data) - 1}": range(len(data)), f"0-{mid - 1} (tune)": range(mid),
+                  f"{mid}-{len(data) - 1} (held out)": range(mid, len(data))}
     t0 = time.perf_counter()
     scores, latency, counts = evaluate(data, sorted(args.ks))
-    print(report(scores, latency, counts, sorted(args.ks)))
+    print(report(scores, latency, counts, sorted(args.ks), halves))
     print(f"\n({len(data)} conversations, {time.perf_counter() - t0:.1f} s; data: {args.path})")
     return 0
 

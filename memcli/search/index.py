@@ -24,7 +24,7 @@ from memcli.search.records import IndexedRecord, read_record
 from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
@@ -37,7 +37,8 @@ CREATE TABLE docs(
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
   status TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
 CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
-CREATE VIRTUAL TABLE fts USING fts5(slug, description, body, tokenize = "unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """
 
 

@@ -3,7 +3,9 @@
 Snowball only strips suffixes, so "bought" never meets "buy" and "children" never meets "child":
 a question asks "what did she buy?", the record says "she bought a bike". Only forms with one
 common reading are listed ("left", "saw", "found", "felt", "leaves", "bit", "ground", "rose", "bound",
-"wound" and "bore" are not: each is as often a word of its own).
+"wound" and "bore" are not: each is as often a word of its own), and no family that touches a code
+word (CODE_WORDS). The table is general English grammar, not read off any benchmark's misses; it
+applies to plain words only, never to ALL-CAPS words or parts of identifiers (see text.py).
 """
 
 from __future__ import annotations
@@ -36,23 +38,18 @@ crisis crises|thesis theses|datum data|medium media
 """
 _SKIP = {"data", "media"}  # "data" and "media" are used as words of their own
 
+# Words with a meaning of their own in a code base: a family that has one of them as its base or as
+# a form is left out, so a question about Go, make, GET, an LED, a log sink, Spring or a ring buffer
+# does not match "went", "made", "got", "led", "sank", "sprang" or "rang" (nor "won't" → win).
+CODE_WORDS = frozenset(
+    "go make get lead led drive feed sink spring swing ring win won mean lie lay fly spin".split()
+)
+
 BASE: dict[str, str] = {
     form: forms.split()[0]
     for table in (_VERBS, _NOUNS)
     for forms in table.replace("\n", "").split("|")
     for form in forms.split()[1:]
-    if form not in _SKIP
+    if form not in _SKIP and not CODE_WORDS & set(forms.split())
 }
 
-# Clipped and informal forms of the same word → the full word. Keys are matched against stems (see
-# text.stem), so plurals follow. Not here: forms with a technical reading in a code base ("doc",
-# "vet", "spec") and synonyms proper (movie/film): only spellings of one word.
-_CLIPPED = """
-mom mother|mum mother|mommy mother|mama mother|dad father|daddy father|papa father|
-grandma grandmother|granny grandmother|grandpa grandfather|kid child|kiddo child|bro brother|
-sis sister|pup puppy|bike bicycle|photo photograph|pic picture|fav favorite|favourite favorite|
-ad advertisement|info information|app application|exam examination|gym gymnasium|lab laboratory|
-math mathematics|maths mathematics|fridge refrigerator|tv television|flu influenza|uni university|
-convo conversation|vacay vacation|bday birthday
-"""
-CLIPPED: dict[str, str] = dict(pair.split() for pair in _CLIPPED.replace("\n", "").split("|"))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from memcli.search import bm25, expand
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
-from memcli.search.text import fts_query, normalize, query_groups
+from memcli.search.text import fts_query, normalize, query_groups, query_phrases
 
 if TYPE_CHECKING:
     from memcli.search.index import SearchIndex
@@ -82,11 +82,24 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)
         expand.feedback(scores, terms, {t for g in groups for t in g}, index.size())
+        _phrases_on_top(scores, terms, query_phrases(query))
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
+
+
+def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phrases: list[list[str]]) -> None:
+    """Add the best score to each record holding a whole CJK run of the query, once per run, so
+    exact phrases rank above records holding only some of its pieces (in place)."""
+    if not phrases or not scores:
+        return
+    top = max(scores.values())
+    for doc_id, words in terms.items():
+        found = sum(bm25.occurrences(words, phrase) > 0 for phrase in phrases)
+        if found:
+            scores[doc_id] += top * found
 
 
 def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from memcli.search.hit import MARK_CLOSE, MARK_OPEN
-from memcli.search.text import highlight_matchers, normalize, stem
+from memcli.search.text import chunk_terms, highlight_matchers
 
 _WORD = re.compile(r"[^\W_]+")
 _WIDTH = 160
 
 
 def _spans(text: str, query: str) -> list[tuple[int, int]]:
-    stems, runs = highlight_matchers(query)
-    folded = normalize(text)
-    if len(folded) != len(text):  # NFKC changed lengths (ligatures...): positions would drift
-        folded = text.casefold() if len(text.casefold()) == len(text) else text
+    terms, runs = highlight_matchers(query)
+    nfkc = unicodedata.normalize("NFKC", text)
+    if len(nfkc) != len(text):  # NFKC changed lengths (ligatures...): positions would drift
+        nfkc = text
+    folded = nfkc.casefold() if len(nfkc.casefold()) == len(nfkc) else nfkc
     spans: list[tuple[int, int]] = []
-    if stems:
-        for m in _WORD.finditer(folded):
-            word = m.group()
-            if word.isascii() and stem(word) in stems:
+    if terms:
+        for m in _WORD.finditer(nfkc):
+            if m.group().isascii() and terms.intersection(chunk_terms(m.group())):
                 spans.append(m.span())
     for run in runs:
         for m in re.finditer(re.escape(run), folded):
