@@ -35,8 +35,8 @@ def occurrences(words: list[str], group: list[str]) -> int:
     return sum(words[i : i + n] == group for i in range(len(words) - n + 1))
 
 
-def idf(conn: sqlite3.Connection, groups: list[list[str]], total: int) -> list[float]:
-    """Lucene's idf of each group over the whole index (not only the filtered candidates)."""
+def doc_freqs(conn: sqlite3.Connection, groups: list[list[str]]) -> list[int]:
+    """How many records of the whole index (not only the filtered candidates) hold each group."""
     sql = "SELECT count(*) FROM fts WHERE fts MATCH ?"
     out = []
     for group in groups:
@@ -44,14 +44,21 @@ def idf(conn: sqlite3.Connection, groups: list[list[str]], total: int) -> list[f
             (n,) = conn.execute(sql, (fts_query([group]),)).fetchone()
         except sqlite3.OperationalError:  # as in rank._run: an expression SQLite refuses matches nothing
             n = 0
-        out.append(math.log(1 + (total - n + 0.5) / (n + 0.5)))
+        out.append(n)
     return out
 
 
-def score(conn: sqlite3.Connection, groups: list[list[str]], fields: dict[int, Fields],
-          weights: tuple[float, float, float], total: int, avg_length: float) -> dict[int, float]:
-    """BM25 of each candidate for `groups`; candidates that match no group are left out."""
-    idfs = idf(conn, groups, total)
+def idf(dfs: list[int], total: int) -> list[float]:
+    """Lucene's idf of each group from its document frequency."""
+    return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in dfs]
+
+
+def score(groups: list[list[str]], dfs: list[int], fields: dict[int, Fields],
+          weights: tuple[float, float, float], total: int, avg_length: float,
+          factors: list[float] | None = None) -> dict[int, float]:
+    """BM25 of each candidate for `groups` (each group's idf times its factor, 1 by default);
+    candidates that match no group are left out."""
+    idfs = [w * f for w, f in zip(idf(dfs, total), factors or [1.0] * len(groups), strict=True)]
     avg = avg_length or 1.0
     out: dict[int, float] = {}
     for doc_id, columns in fields.items():

@@ -1,4 +1,7 @@
-"""Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback), plus slug typos.
+"""Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback), plus typos.
+
+A query word found in no record is replaced by its closest index term (memcli.search.typos) at a
+lower weight.
 
 FTS5's bm25() only orders the candidate pool; their scores come from memcli.search.bm25 (k1/b for
 short records) and memcli.search.expand. A slug that is close to the whole query by edit distance
@@ -13,7 +16,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memcli.search import bm25, expand
+from memcli.search import bm25, expand, typos
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
 from memcli.search.text import fts_query, normalize, query_groups, query_phrases
@@ -68,6 +71,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     groups = query_groups(query)
     if not groups or limit <= 0:
         return []
+    groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
     where, args = _filters(types, kind, status, include_replaced)
     sql = (
         "SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid"
@@ -77,7 +81,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     scores: dict[int, float] = {}
     if ids:
         fields = expand.candidate_fields(index.conn, ids)
-        scores = bm25.score(index.conn, groups, fields, weights, index.size(), index.avg_length())
+        scores = bm25.score(groups, dfs, fields, weights, index.size(), index.avg_length(), factors)
         terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)

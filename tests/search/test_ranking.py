@@ -209,7 +209,8 @@ def test_a_word_in_most_records_still_counts(records):
         index.refresh()
         ids = [row[0] for row in index.conn.execute("SELECT id FROM docs")]
         fields = candidate_fields(index.conn, ids)
-        scores = bm25.score(index.conn, [["alic"]], fields, WEIGHTS, index.size(), index.avg_length())
+        dfs = bm25.doc_freqs(index.conn, [["alic"]])
+        scores = bm25.score([["alic"]], dfs, fields, WEIGHTS, index.size(), index.avg_length())
     assert len(scores) == 5 and min(scores.values()) > 0.1  # FTS5's bm25() gives it ~1e-6
 
 
@@ -260,3 +261,31 @@ def test_japanese_sentence_snippet_marks_the_pieces(records):
     records.decision("holiday-deploys", "連休中の本番デプロイは禁止。")
     (hit,) = search(records.root, "本番デプロイしてもいい？")
     assert f"の{MARK_OPEN}本番デプロイ{MARK_CLOSE}は" in hit.snippet  # 本番 and デプロイ, side by side
+
+
+@pytest.mark.parametrize("query", ["timzone handling", "timezone handlng", "timezon handling"])
+def test_a_typo_in_one_word_is_forgiven(records, query):
+    records.decision("timezones", "Timezone handling: store UTC, convert at the edges.")
+    records.decision("errors", "Error handling: wrap at the command boundary.")
+    records.decision("zones", "DNS zones are managed in the infra repository.")
+    assert slugs(search(records.root, query))[0] == "timezones"
+
+
+def test_typo_matches_rank_below_exact_matches(records):
+    records.decision("exact-word", "The deploy script tags the release.")
+    records.decision("corrected-word", "The timezone table lists offsets.")
+    # each record holds one of the two words; the one holding it as typed comes first
+    assert slugs(search(records.root, "deploy timzone")) == ["exact-word", "corrected-word"]
+    assert slugs(search(records.root, "timezone deploi"))[0] == "corrected-word"
+
+
+def test_words_present_in_the_index_are_not_corrected(records):
+    records.decision("exact", "The retention policy keeps logs for a week.")
+    records.decision("misspelt", "Retension is what the old wiki calls it.")
+    assert slugs(search(records.root, "retention")) == ["exact"]
+    assert slugs(search(records.root, "retension")) == ["misspelt"]
+
+
+def test_short_words_are_not_corrected(records):
+    records.decision("go-importer", "The importer is written in Go.")
+    assert search(records.root, "gp") == []

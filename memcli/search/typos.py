@@ -1,0 +1,64 @@
+"""Per-word typo tolerance: a query word that no record holds is replaced by the closest index term.
+
+`timzone handling` → `timezone handling`: each query term of a Latin word that occurs in no record
+is compared (Levenshtein distance, rapidfuzz) with the index's terms that start with the same
+letter and are about as long; the closest within MAX_DISTANCE (1 edit for 4–7 letters, 2 from 8,
+none below 4 — a short word is one edit away from too many others), most frequent on a tie, takes
+its place at TYPO_WEIGHT of a word's weight, so a record matched through a correction ranks below
+one that matches the words as typed. Only words absent from the index are corrected, so a query
+never changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
+letter's range at a time, and only for such words.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+TYPO_WEIGHT = 0.5
+
+
+def max_distance(term: str) -> int:
+    return 0 if len(term) < 4 else 1 if len(term) < 8 else 2
+
+
+def _correctable(group: list[str]) -> bool:
+    return len(group) == 1 and group[0].isascii() and group[0].isalpha() and max_distance(group[0]) > 0
+
+
+def _vocabulary(conn: sqlite3.Connection, first: str, low: int, high: int) -> list[tuple[str, int]]:
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, 'fts', 'row')")
+    rows = conn.execute("SELECT term, doc FROM temp.vocab WHERE term >= ? AND term < ?",
+                        (first, chr(ord(first) + 1))).fetchall()
+    return [(term, doc) for term, doc in rows if low <= len(term) <= high]
+
+
+def closest(conn: sqlite3.Connection, term: str) -> str | None:
+    """The index term closest to `term` within max_distance (most frequent on a tie), else None."""
+    from rapidfuzz.distance import Levenshtein
+
+    limit = max_distance(term)
+    best: tuple[int, int, str] | None = None
+    for other, docs in _vocabulary(conn, term[0], len(term) - limit, len(term) + limit):
+        d = Levenshtein.distance(term, other, score_cutoff=limit)
+        if d <= limit and other != term and (best is None or (d, -docs, other) < best):
+            best = (d, -docs, other)
+    return None if best is None else best[2]
+
+
+def correct(conn: sqlite3.Connection, groups: list[list[str]], dfs: list[int]
+            ) -> tuple[list[list[str]], list[float], list[int]]:
+    """(groups, weight factors, document frequencies) with each absent word replaced by its
+    closest index term; unchanged groups keep factor 1."""
+    out_groups, factors, out_dfs = [], [], []
+    for group, df in zip(groups, dfs, strict=True):
+        fixed = closest(conn, group[0]) if df == 0 and _correctable(group) else None
+        if fixed is None:
+            out_groups.append(group)
+            factors.append(1.0)
+            out_dfs.append(df)
+        else:
+            out_groups.append([fixed])
+            factors.append(TYPO_WEIGHT)
+            (n,) = conn.execute("SELECT doc FROM temp.vocab WHERE term = ?", (fixed,)).fetchone()
+            out_dfs.append(n)
+    return out_groups, factors, out_dfs
