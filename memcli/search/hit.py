@@ -20,6 +20,7 @@ class SearchHit:
     snippet: str  # a body excerpt around the first match, matches wrapped in « »
     kind: str | None = None  # knowledge kind (term, policy, rule, fact, howto)
     status: str | None = None  # decision status (open, resolved, replaced)
+    replaced_by: str | None = None  # the decision that replaced this one (status replaced)
     model_invocation: bool | None = None
     parse_error: str | None = None  # set when the file is not a valid record (indexed by its text)
 

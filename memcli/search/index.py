@@ -35,7 +35,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
-  status TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
+  status TEXT, replaced_by TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
 CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
@@ -235,10 +235,10 @@ class SearchIndex:
         if doc_id is not None:
             self._drop(doc_id)
         cur = self.conn.execute(
-            "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status,"
-            " model_invocation, parse_error, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status, replaced_by,"
+            " model_invocation, parse_error, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rec.path, st.st_mtime_ns, st.st_size, now, digest, rec.type, rec.slug, rec.kind, rec.status,
-             rec.model_invocation, rec.parse_error,
+             rec.replaced_by, rec.model_invocation, rec.parse_error,
              sum(len(t.split()) for t in (rec.slug_terms, rec.description_terms, rec.body_terms))),
         )
         self.conn.execute("INSERT INTO texts VALUES (?,?,?)", (cur.lastrowid, rec.summary, rec.body))

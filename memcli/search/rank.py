@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memcli.search import bm25, expand, typos
+from memcli.search import bm25, expand, replaced, typos
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
 from memcli.search.text import fts_query, normalize, query_groups, query_phrases
@@ -30,8 +30,7 @@ _CANDIDATES = 100  # first-pass hits that coord and feedback re-score
 _NON_SLUG = re.compile(r"[^\w]+")
 
 
-def _filters(types: Iterable[str] | None, kind: str | None, status: str | None,
-             include_replaced: bool) -> tuple[str, list[object]]:
+def _filters(types: Iterable[str] | None, kind: str | None, status: str | None) -> tuple[str, list[object]]:
     sql: list[str] = []
     args: list[object] = []
     if types:
@@ -44,8 +43,6 @@ def _filters(types: Iterable[str] | None, kind: str | None, status: str | None,
     if status:
         sql.append("d.status = ?")
         args.append(status)
-    elif not include_replaced:
-        sql.append("(d.status IS NULL OR d.status != 'replaced')")
     return "".join(f" AND {s}" for s in sql), args
 
 
@@ -72,13 +69,14 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     if not groups or limit <= 0:
         return []
     groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
-    where, args = _filters(types, kind, status, include_replaced)
+    where, args = _filters(types, kind, status)
     sql = (
         "SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid"
         f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
     )
     ids = _run(index, sql, [fts_query(groups), *args, *weights, max(8 * limit, _CANDIDATES)])
     scores: dict[int, float] = {}
+    terms: dict[int, list[str]] = {}
     if ids:
         fields = expand.candidate_fields(index.conn, ids)
         scores = bm25.score(groups, dfs, fields, weights, index.size(), index.avg_length(), factors)
@@ -90,6 +88,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
+    replaced.demote(index.conn, scores, terms, groups, keep_all=include_replaced or status == "replaced")
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
 
@@ -115,12 +114,13 @@ def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:
 
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
     row = index.conn.execute(
-        "SELECT slug, path, type, summary, body, kind, status, model_invocation, parse_error"
+        "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error"
         " FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
     ).fetchone()
-    slug, path, type_, summary, body, kind, status, invocation, error = row
+    slug, path, type_, summary, body, kind, status, replaced_by, invocation, error = row
     return SearchHit(
         slug=slug, path=path, type=type_, score=score, description=summary,
         snippet=make_snippet(body, query), kind=kind, status=status,
+        replaced_by=replaced_by if status == "replaced" else None,
         model_invocation=None if invocation is None else bool(invocation), parse_error=error,
     )

@@ -18,6 +18,7 @@ class IndexedRecord:
     slug: str
     kind: str | None
     status: str | None
+    replaced_by: str | None
     description: str  # the description field ("" when the kind has none)
     summary: str  # what a hit shows as its description: the field, else the body's first line
     body: str
@@ -59,6 +60,7 @@ def read_record(rel: str, data: bytes) -> IndexedRecord:
         slug=loc.slug,
         kind=_str(meta, "kind"),
         status=_str(meta, "status"),
+        replaced_by=_str(meta, "replaced_by"),
         description=description,
         summary=description or _first_line(body),
         body=body,

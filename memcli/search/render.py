@@ -42,6 +42,8 @@ def render_table(hits: list[SearchHit], console: Console, *, broken: int = 0) ->
             label = hit.type
             if hit.kind or hit.status:
                 label += f"\n{hit.kind or hit.status}"
+            if hit.replaced_by:
+                label += f"\n→ {hit.replaced_by}"
             about = Text()
             plain = hit.snippet.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
             if hit.description and not plain.startswith(hit.description.rstrip("…")):

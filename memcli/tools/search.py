@@ -15,7 +15,7 @@ from memcli.tools.result import ToolResult, failure, success
 from memcli.tools.schemas import MEMORY_TYPES
 from memcli.workspace import Workspace
 
-_MEMORY_FIELDS = ("slug", "path", "type", "status", "description", "snippet")
+_MEMORY_FIELDS = ("slug", "path", "type", "status", "replaced_by", "description", "snippet")
 _KNOWLEDGE_FIELDS = ("slug", "path", "description", "kind", "model_invocation", "snippet")
 
 

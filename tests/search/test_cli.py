@@ -47,9 +47,14 @@ def test_json_japanese_is_not_escaped(capsys, ws):
 
 def test_filters_and_replaced(capsys, ws):
     _, out, _ = run_cli(capsys, "data", "--json", "-w", str(ws), "--type", "decision")
-    assert [h["slug"] for h in json.loads(out)] == ["use-sqlite"]
-    _, out, _ = run_cli(capsys, "data", "--json", "-w", str(ws), "--include-replaced", "-t", "decision")
-    assert {h["slug"] for h in json.loads(out)} == {"use-sqlite", "use-files"}
+    hits = json.loads(out)
+    assert [h["slug"] for h in hits] == ["use-sqlite", "use-files"]  # the replaced one below, marked
+    assert hits[1]["replaced_by"] == "use-sqlite" and hits[1]["status"] == "replaced"
+    _, out, _ = run_cli(capsys, "keep sqlite json", "--json", "-w", str(ws), "-t", "decision")
+    assert [h["slug"] for h in json.loads(out)] == ["use-sqlite"]  # use-files holds 1 word of 3
+    _, out, _ = run_cli(capsys, "keep sqlite json", "--json", "-w", str(ws), "--include-replaced",
+                        "-t", "decision")
+    assert [h["slug"] for h in json.loads(out)] == ["use-sqlite", "use-files"]
     _, out, _ = run_cli(capsys, "sqlite", "--json", "-w", str(ws), "--kind", "howto", "--limit", "1")
     assert [h["slug"] for h in json.loads(out)] == ["sqlite-backup"]
 
@@ -58,6 +63,8 @@ def test_table_for_people(capsys, ws):
     code, out, _ = run_cli(capsys, "sqlite", "-w", str(ws))
     assert code == 0
     assert "sqlite-backup" in out and "use-sqlite" in out and "«" not in out
+    _, out, _ = run_cli(capsys, "data", "-w", str(ws))
+    assert "replaced" in out and "→ use-sqlite" in out
 
 
 def test_no_hits_is_not_an_error(capsys, ws):

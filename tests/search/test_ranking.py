@@ -89,12 +89,40 @@ def test_filters_by_type_kind_and_status(records):
     assert slugs(search(root, "cache", types=["summary"])) == ["summary"]
 
 
-def test_replaced_decisions_hidden_unless_asked(records):
-    records.decision("sync-mail", "Send mail synchronously.", status="replaced", replaced_by="async-mail")
+def test_replaced_decisions_rank_below_their_replacement_and_are_marked(records):
+    records.decision("sync-mail", "Send mail synchronously from the request handler, mail after mail.",
+                     status="replaced", replaced_by="async-mail")
     records.decision("async-mail", "Send mail from a background thread.")
-    assert slugs(search(records.root, "mail")) == ["async-mail"]
-    assert set(slugs(search(records.root, "mail", include_replaced=True))) == {"sync-mail", "async-mail"}
+    hits = search(records.root, "mail")
+    assert slugs(hits) == ["async-mail", "sync-mail"]  # the old one matches better, still comes second
+    assert (hits[1].status, hits[1].replaced_by) == ("replaced", "async-mail")
+    assert hits[0].replaced_by is None and "replaced_by" not in hits[0].to_json()
     assert slugs(search(records.root, "mail", status="replaced")) == ["sync-mail"]
+
+
+def test_replaced_chain_ranks_newest_first(records):
+    records.decision("mail-v1", "Mail mail mail via cron.", status="replaced", replaced_by="mail-v2")
+    records.decision("mail-v2", "Mail mail via a thread.", status="replaced", replaced_by="mail-v3")
+    records.decision("mail-v3", "Mail via the queue service.")
+    assert slugs(search(records.root, "mail")) == ["mail-v3", "mail-v2", "mail-v1"]
+
+
+def test_replaced_decisions_off_the_subject_are_hidden_unless_asked(records):
+    records.decision("sync-mail", "Send mail synchronously; retries are manual.",
+                     status="replaced", replaced_by="async-mail")
+    records.decision("async-mail", "Send mail from a background thread with retries and backoff.")
+    # "retries backoff jitter": the old decision holds one word of three, it is not about it
+    assert slugs(search(records.root, "retries backoff jitter")) == ["async-mail"]
+    assert slugs(search(records.root, "retries backoff jitter", include_replaced=True)) == [
+        "async-mail", "sync-mail"]
+
+
+def test_replaced_decision_without_its_replacement_among_hits_ranks_below_a_current_one(records):
+    records.decision("old-db", "Use MySQL for the database, MySQL everywhere.",
+                     status="replaced", replaced_by="new-db")
+    records.decision("new-db", "Postgres is the store of record.")
+    records.decision("db-backups", "Back up the database nightly.")
+    assert slugs(search(records.root, "database")) == ["db-backups", "old-db"]
 
 
 def test_limit(records):

@@ -25,15 +25,19 @@ def test_knowledge_search_filters_by_kind(session: ToolSession) -> None:
     assert [h["slug"] for h in out.data["hits"]] == ["wal-mode"]
 
 
-def test_memory_search_leaves_knowledge_and_replaced_decisions_out(session: ToolSession) -> None:
+def test_memory_search_leaves_knowledge_out_and_ranks_replaced_decisions_below(session: ToolSession) -> None:
     out = session.search_memory("reminder e-mails job runner")
-    paths = [h["path"] for h in out.data["hits"]]
-    assert "memory/decisions/background-jobs-in-thread.md" in paths
-    assert "memory/decisions/sync-job-runner.md" not in paths
+    hits = out.data["hits"]
+    paths = [h["path"] for h in hits]
+    assert paths[:2] == ["memory/decisions/background-jobs-in-thread.md",
+                         "memory/decisions/sync-job-runner.md"]
+    assert (hits[1]["status"], hits[1]["replaced_by"]) == ("replaced", "background-jobs-in-thread")
+    assert "replaced_by" not in hits[0]
     assert not any(p.startswith("knowledge/") for p in paths)
-    with_replaced = session.search_memory("reminder e-mails job runner", include_replaced=True)
-    top = with_replaced.data["hits"][0]
-    assert (top["path"], top["status"]) == ("memory/decisions/sync-job-runner.md", "replaced")
+    off_subject = session.search_memory("SMTP queue thread background")
+    assert "memory/decisions/sync-job-runner.md" not in [h["path"] for h in off_subject.data["hits"]]
+    with_replaced = session.search_memory("SMTP queue thread background", include_replaced=True)
+    assert "memory/decisions/sync-job-runner.md" in [h["path"] for h in with_replaced.data["hits"]]
 
 
 def test_memory_search_types_filter(session: ToolSession) -> None:

@@ -1,0 +1,56 @@
+"""Replaced decisions in a ranking: shown when the query is about them, always below their replacement.
+
+A replaced decision is history ("what did we use before Postgres?"), not the current answer. It is
+a candidate like any record, then:
+* by default it is kept only when it is about the query — it holds at least half of the query's
+  groups (ABOUT) — and `--include-replaced` keeps it whenever it matches at all;
+* it always ranks below the decision that replaced it (its score is capped at BELOW × the
+  replacement's), following chains (a → b → c ranks c, b, a); when the replacement is not among the
+  hits its score is halved, so a current record that matches as well comes first;
+* the hit carries `status: replaced` and `replaced_by`, which the table and JSON show.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+ABOUT = 0.5
+BELOW = 0.9
+ALONE = 0.5
+
+
+def coverage(words: list[str], groups: list[list[str]]) -> float:
+    present = set(words)
+    return sum(all(t in present for t in group) for group in groups) / max(len(groups), 1)
+
+
+def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, list[str]],
+           groups: list[list[str]], *, keep_all: bool) -> None:
+    """Drop replaced decisions the query is not about (unless keep_all), rank the rest below their
+    replacements (in place)."""
+    # one pass over the small docs table (no text); replaced decisions are few
+    rows = conn.execute("SELECT id, replaced_by FROM docs WHERE status = 'replaced'").fetchall()
+    replaced = {doc_id: by or "" for doc_id, by in rows if doc_id in scores}
+    if not replaced:
+        return
+    for doc_id in list(replaced):
+        if not keep_all and coverage(terms.get(doc_id, []), groups) < ABOUT:
+            del scores[doc_id]
+            del replaced[doc_id]
+    wanted = sorted(set(replaced.values()))
+    slugs = dict(conn.execute(
+        f"SELECT slug, id FROM docs WHERE type = 'decision' AND slug IN ({','.join('?' * len(wanted))})",
+        wanted).fetchall())
+    # longest chains first need their replacement settled: repeat until nothing moves (≤ chain length)
+    for doc_id in replaced:
+        if slugs.get(replaced[doc_id]) not in scores:
+            scores[doc_id] *= ALONE
+    for _ in range(len(replaced)):
+        moved = False
+        for doc_id, by in replaced.items():
+            cap = scores.get(slugs.get(by, -1))
+            if cap is not None and scores[doc_id] > BELOW * cap:
+                scores[doc_id] = BELOW * cap
+                moved = True
+        if not moved:
+            break
