@@ -96,10 +96,12 @@ RECORDS: list[tuple[str, str, str]] = [
      "コミットメッセージは日本語でも英語でもよいが、件名は50文字以内にする。"),
     ("test-real-db", "decision", "テストでは本物のデータベースを使い、モックは外部 API だけにする。"),
     ("review-intent-first", "request", "レビューでは設計の意図を先に説明してから差分を見せること。"),
-    ("error-boundary", "decision", "エラーはコマンドの境界でまとめて処理し、利用者には一行のメッセージだけを出す。"),
+    ("error-boundary", "decision",
+     "エラーはコマンドの境界でまとめて処理し、利用者には一行のメッセージだけを出す。"),
     ("log-no-pii", "decision", "ログに個人情報を出さない。メールアドレスはマスクしてから記録する。"),
     ("dev-setup-ja", "knowledge",
-     "開発環境の作り方\nmake bootstrap の後に shopctl seed を実行すると、サンプルデータ入りのローカル DB ができる。"),
+     "開発環境の作り方\nmake bootstrap の後に shopctl seed を実行すると、"
+     "サンプルデータ入りのローカル DB ができる。"),
 ]
 
 # (question, answer slug, category, half, distractor or None)
@@ -172,4 +174,18 @@ QUESTIONS: list[tuple[str, str, str, str, str | None]] = [
     ("ローカル 開発環境 作る", "dev-setup-ja", "ja-spaced", "B", None),
     ("ステージングにデプロイしていい？", "staging-deploy", "ja-sentence", "A", "holiday-deploy-freeze"),
     ("ステージング デプロイ", "staging-deploy", "ja-spaced", "A", "holiday-deploy-freeze"),
+    ("個人情報はログに書いていい？", "log-no-pii", "ja-sentence", "B", None),
+    ("個人情報 ログ 書く", "log-no-pii", "ja-spaced", "B", None),
+    ("件名は何文字までにすればいい？", "commit-message-language", "ja-sentence", "A", None),
+    ("件名 文字", "commit-message-language", "ja-spaced", "A", None),
+    ("外部APIはモックしてもいいの？", "test-real-db", "ja-sentence", "B", None),
+    ("外部API モック", "test-real-db", "ja-spaced", "B", None),
+    ("バックアップの復元はどのくらいの頻度で試す？", "db-backup-ja", "ja-sentence", "A", "backup-cost"),
+    ("バックアップ 復元 頻度", "db-backup-ja", "ja-spaced", "A", "backup-cost"),
+    ("利用者に見せるエラーメッセージは何行？", "error-boundary", "ja-sentence", "B", None),
+    ("利用者 エラーメッセージ 何行", "error-boundary", "ja-spaced", "B", None),
+    ("差分を見せる前に何を話すべき？", "review-intent-first", "ja-sentence", "A", None),
+    ("差分 見せる 前 話す", "review-intent-first", "ja-spaced", "A", None),
+    ("緊急の修正なら休みの日でも出せますか", "holiday-deploy-freeze", "ja-sentence", "B", "holiday-calendar"),
+    ("緊急 修正 休み 出す", "holiday-deploy-freeze", "ja-spaced", "B", "holiday-calendar"),
 ]

@@ -125,7 +125,8 @@ def traps(results: dict[str, list[list[str]]], halves: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", type=Path, help="another memcli checkout to measure beside this one")
     parser.add_argument("--half", choices=["A", "B"], help="only this half (A: tuning, B: reported)")
     parser.add_argument("--rankings-only", action="store_true", help=argparse.SUPPRESS)

@@ -71,14 +71,28 @@ def generate(root: Path, count: int, seed: int = 7) -> list[Path]:
 
 
 def queries(n: int, seed: int = 11) -> list[str]:
+    """1 in 5 Japanese (a word, or every other time a sentence of two), 1 in 5 with a typo (a letter
+    of a long word dropped: the vocabulary is searched for it), the rest 1-3 words."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
         if i % 5 == 4:
-            out.append(rng.choice(JA))
+            a, b = rng.sample(JA, 2)
+            out.append(rng.choice(JA) if i % 10 == 4 else f"{a}の{b}はどうすればいい？")
+        elif i % 5 == 3:
+            word = rng.choice([w for w in WORDS if len(w) >= 6])
+            cut = rng.randrange(1, len(word) - 1)
+            out.append(f"{word[:cut]}{word[cut + 1:]} {rng.choice(WORDS)}")
         else:
             out.append(" ".join(rng.sample(WORDS, rng.randint(1, 3))))
     return out
+
+
+def kind(i: int, query: str) -> bool:
+    """Is `query` of kind i (0 plain, 1 typo, 2 Japanese)? As queries() makes them."""
+    japanese = not query.isascii()
+    typo = not japanese and any(w not in WORDS for w in query.split())
+    return (not japanese and not typo, typo, japanese)[i]
 
 
 def pct(values: list[float], p: float) -> float:
@@ -118,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = sorted(root.glob("**/*.md"))
         db = index_path(Path(tmp) / "state", root)
         qs = queries(args.queries)
-        print(f"{args.records} records generated in {t_gen:.1f} s; {len(qs)} queries (1 in 5 Japanese)\n")
+        print(f"{args.records} records generated in {t_gen:.1f} s; {len(qs)} queries "
+              "(1 in 5 Japanese, 1 in 5 with a typo)\n")
 
         index = SearchIndex(root, db)
         build = timed(index.refresh)
@@ -167,6 +182,13 @@ def main(argv: list[str] | None = None) -> int:
             f"p50 {pct(lat, 0.5):.1f} / p95 {pct(lat, 0.95):.1f} ms",
             f"grep -ril p50 {pct(grep_lat, 0.5):.1f} ms; rank_bm25 p50 {pct(bm25_lat, 0.5):.1f} ms",
             "p50 < 50 ms",
+        ),
+        (
+            "  plain / typo / Japanese",
+            " / ".join(f"{pct([t for t, q in zip(lat, qs, strict=True) if kind(i, q)], 0.5):.1f}"
+                       for i in range(3)) + " ms (p50)",
+            "",
+            "",
         ),
         (
             "refresh, nothing changed",

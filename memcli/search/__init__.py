@@ -17,8 +17,9 @@ Library API (the consolidation worker's memory/knowledge search tools and agent 
 `search()` keeps its index under `workspace.state_dir` (git-ignored), refreshes it before each query
 (only changed files are read again) and rebuilds it silently when it is corrupt or outdated.
 Filters: `types` (decision / request / knowledge / summary / workflow), `kind` (knowledge kind),
-`status` (decision status); decisions with `status: replaced` are left out unless
-`include_replaced=True` or `status="replaced"`. A query with no searchable words returns [].
+`status` (decision status). A decision with `status: replaced` is shown only when the query is about
+it (or with `include_replaced=True` / `status="replaced"`), always below its replacement, with
+`hit.replaced_by` set. A query with no searchable words returns [].
 """
 
 from __future__ import annotations

@@ -59,9 +59,15 @@ def pieces(run: str) -> list[str]:
 
 
 def query_terms(run: str) -> list[list[str]]:
-    """The groups a query's CJK run is searched by: each bigram of each content piece on its own; a
-    one-character piece is a prefix group (本 finds 本番)."""
+    """The groups a query's CJK run is searched by: each bigram of each content piece on its own. A
+    one-character piece followed by hiragana is searched with that kana (見せる → 見せ, the stem of
+    a verb or adjective and its ending); otherwise it is a prefix group (本 finds 本番)."""
     groups: list[list[str]] = []
+    at = 0
     for piece in pieces(run):
-        groups.extend([b] for b in bigrams(piece))
+        at = run.index(piece, at) + len(piece)
+        if len(piece) == 1 and at < len(run) and _script(run[at]) == "hiragana" and _script(piece) == "han":
+            groups.append([piece + run[at]])
+        else:
+            groups.extend([b] for b in bigrams(piece))
     return groups
