@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memcli.errors import EXIT_OK, MemcliError, UsageError
+from memcli.gc.drift import git_text
 from memcli.records.models import Source
 from memcli.records.parse import parse_record
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace, locate
@@ -117,25 +117,15 @@ def _did_you_mean(ws: Workspace, slug: str) -> str:
 # ---------------------------------------------------------------- git history
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    except FileNotFoundError:
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "replace")
-
-
 def history(ws: Workspace, rel: str) -> tuple[list[Change], str | None]:
     """Every commit that touched the record, newest first (renames followed); a note when git has none."""
-    top = _git(ws.root, "rev-parse", "--show-toplevel")
+    top = git_text(ws.root, "rev-parse", "--show-toplevel")
     if top is None:
         return [], "not a git repository: no history"
     top_path = Path(top.strip())
     prefix = ws.root.resolve().relative_to(top_path.resolve()).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
-    raw = _git(top_path, "log", "--follow", "--name-only", "-z",
+    raw = git_text(top_path, "log", "--follow", "--name-only", "-z",
                "--format=%x01%H%x00%aI%x00%an%x00%B%x00", "--", prefix + rel)
     if raw is None:
         return [], "no commit yet"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +62,7 @@ class GitUnavailable(Exception):
     """Not a git repository, or git is not installed: code drift is skipped with this note."""
 
 
-def _git(cwd: Path, *args: str) -> bytes:
+def git_output(cwd: Path, *args: str) -> bytes:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError:
@@ -73,6 +73,14 @@ def _git(cwd: Path, *args: str) -> bytes:
     return done.stdout
 
 
+def git_text(cwd: Path, *args: str) -> str | None:
+    """`git_output` as text, or None where git cannot answer (no repository, no commit, no git)."""
+    try:
+        return git_output(cwd, *args).decode("utf-8", "surrogateescape")
+    except GitUnavailable:
+        return None
+
+
 @dataclass(frozen=True)
 class History:
     renamed_to: dict[str, tuple[str, str, str]]  # old path → (new path, commit, date)
@@ -80,9 +88,9 @@ class History:
     ever: frozenset[str]
 
 
-def _history(top: Path) -> History:
+def rename_history(top: Path) -> History:
     try:
-        raw = _git(top, "log", "-M", "--name-status", "-z", "--format=%x01%H%x00%cI", "HEAD")
+        raw = git_output(top, "log", "-M", "--name-status", "-z", "--format=%x01%H%x00%cI", "HEAD")
     except GitUnavailable:
         return History({}, {}, frozenset())  # no commit yet
     renamed: dict[str, tuple[str, str, str]] = {}
@@ -117,7 +125,7 @@ def _history(top: Path) -> History:
     return History(renamed, deleted, frozenset(ever))
 
 
-def _verdict(path: str, tracked: set[str], history: History) -> dict[str, str] | None:
+def path_verdict(path: str, tracked: Container[str], history: History) -> dict[str, str] | None:
     if path not in history.ever:
         return None
     current, via = path, None
@@ -144,10 +152,10 @@ def drift_candidates(root: Path, records: Iterable[ParsedRecord]) -> list[Candid
 
 def drift_from_mentions(root: Path, named: Iterable[tuple[str, Sequence[Mention]]]) -> list[Candidate]:
     """`drift_candidates` over (record path, its `mentions`) found earlier."""
-    top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
+    top = Path(git_output(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
-    tracked = set(_git(top, "ls-files", "-z").decode("utf-8", "surrogateescape").split("\x00"))
+    tracked = set(git_output(top, "ls-files", "-z").decode("utf-8", "surrogateescape").split("\x00"))
     missing: list[tuple[str, Mention, list[str]]] = []
     for path, found in named:
         for mention in found:
@@ -156,11 +164,11 @@ def drift_from_mentions(root: Path, named: Iterable[tuple[str, Sequence[Mention]
                 missing.append((path, mention, forms))
     if not missing:
         return []
-    history = _history(top)
+    history = rename_history(top)
     out = []
     for path, mention, forms in missing:
         for form in forms:
-            verdict = _verdict(form, tracked, history)
+            verdict = path_verdict(form, tracked, history)
             if verdict is None:
                 continue
             short = verdict.get("commit", "")[:7]

@@ -27,9 +27,10 @@ from memcli.records.parse import ParsedRecord
 from memcli.workspace import Kind
 
 FACTS_FILE = "gc-facts.marshal"
-_FORMAT = 2
+_FORMAT = 3
 # Code whose change can change a record's facts.
-_CODE = ("gc", "records", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py", "__init__.py")
+_CODE = ("gc", "records", "anchors.py", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py",
+         "__init__.py")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class GcFacts:
     dup_digest: bytes = b""  # digest of the normalised body (exact copies)
     dup_sample: tuple[int, ...] = ()
     entry: tuple[str, str, bool] | None = None  # knowledge: (kind, description, model_invocation)
+    anchors: tuple[tuple[str, str], ...] = ()  # (path, symbol or "") of its `anchors`
 
     @property
     def updated(self) -> dt.datetime:
@@ -77,6 +79,7 @@ def facts_of(rec: ParsedRecord, hashes: TokenHashes | None = None) -> GcFacts:
     return GcFacts(
         rec.path, rec.ok, True, model.updated_at.isoformat(), status, replaced_by, references,
         tuple((m.path, m.line) for m in mentions(rec.text)), dup_len, digest, sketch, entry,
+        tuple((a.path, a.symbol or "") for a in getattr(model, "anchors", ())),  # the summary has none
     )
 
 

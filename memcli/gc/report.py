@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from pathlib import Path
 
 from memcli.context import Entry, order_entries
 from memcli.gc.checks import (
@@ -112,6 +113,8 @@ def build_report(
         )
     except GitUnavailable as exc:
         drift_note = f"skipped: {exc}"
+    else:
+        candidates += anchor_candidates(workspace.root, valid)
     if metrics:
         candidates = [_with_usage(c, metrics, cfg.metrics.protect_rate) for c in candidates]
     return GcReport(
@@ -124,6 +127,19 @@ def build_report(
         drift_checked=drift_note is None,
         drift_note=drift_note,
     )
+
+
+def anchor_candidates(root: Path, valid: list[GcFacts]) -> list[Candidate]:
+    """Code drift of declared anchors: the same check `memcli context`, `search` and the Linter make."""
+    from memcli.anchors import Anchor, AnchorChecker
+
+    checker = AnchorChecker(root)
+    out = []
+    for facts in valid:
+        for issue in checker.check(Anchor(path, symbol or None) for path, symbol in facts.anchors):
+            out.append(Candidate("code-drift", (facts.path,), f"anchor: {issue.message}",
+                                 {"anchor": True, **issue.to_json()}))
+    return out
 
 
 def _with_usage(candidate: Candidate, metrics: UsageMetrics, protect_rate: float) -> Candidate:

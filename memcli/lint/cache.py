@@ -29,7 +29,7 @@ from memcli.lint.snapshot import RecordFacts
 CACHE_FILE = "lint-cache.marshal"
 _FORMAT = 3
 # Code whose change can change a verdict.
-_CODE = ("lint", "records", "secrets.py", "slug.py", "workspace.py", "config.py", "__init__.py")
+_CODE = ("lint", "records", "anchors.py", "secrets.py", "slug.py", "workspace.py", "config.py", "__init__.py")
 # A stat younger than this is not trusted next time (coarse timestamps, edits racing our read).
 SETTLE_NS = 2_000_000_000
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memcli.lint.rules.anchors import AnchorDrift
 from memcli.lint.rules.base import Rule, Scope
 from memcli.lint.rules.location import InvalidSlug, UnknownLocation
 from memcli.lint.rules.references import DanglingReference, ReplacedByCycle, ReplacedChainLong
@@ -43,6 +44,7 @@ RULES: tuple[Rule, ...] = (
     ReplacedChainLong(),
     UnknownField(),
     DeprecatedField(),
+    AnchorDrift(),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -26,8 +26,8 @@ T = TypeVar("T")
 _FOLDER_KINDS = {folder: kind for kind, folder in KIND_DIRS.items()}
 
 
-# The byte strings the reference rules pre-filter on (cheaper than parsing every record).
-NEEDLES = (b"replaced_by", b"requires")
+# The byte strings the workspace rules pre-filter on (cheaper than parsing every record).
+NEEDLES = (b"replaced_by", b"requires", b"anchors")
 
 
 @dataclass(frozen=True)

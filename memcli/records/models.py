@@ -87,6 +87,33 @@ class Source(BaseModel):
         return f"{self.session_id}:{self.range[0]}-{self.range[1]}"
 
 
+def _anchor_item(value: Any) -> Any:
+    """`src/app.py` is short for `{path: src/app.py}`."""
+    return {"path": value} if isinstance(value, str) else value
+
+
+class AnchorSpec(BaseModel):
+    """Code a record depends on: a path inside the repository, optionally a symbol in it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: StrictStr
+    symbol: StrictStr | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        from memcli.anchors import path_problem
+
+        problem = path_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+AnchorItem = Annotated[AnchorSpec, BeforeValidator(_anchor_item)]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -94,6 +121,7 @@ class _Record(BaseModel):
 class _Dated(_Record):
     created_at: Timestamp
     updated_at: Timestamp
+    anchors: list[AnchorItem] = Field(default_factory=list)  # optional: the code it depends on
 
 
 class Decision(_Dated):

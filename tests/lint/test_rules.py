@@ -133,6 +133,8 @@ FAILING = [
         "knowledge/k.md",
         {("deprecated-field", 10)},
     ),
+    ("anchor-drift", "missing-file", dict([_dec("a", anchors="[src/gone.py]")]), f"{D}/a.md",
+     {("anchor-drift", 8)}),
 ]
 
 PASSING = [
@@ -178,6 +180,7 @@ PASSING = [
     ("replaced-chain-long", "two-hops", dict([_replaced("v1", "v2"), _replaced("v2", "v3"), _dec("v3")])),
     ("unknown-field", "only-known-fields", dict([_dec("a")])),
     ("deprecated-field", "current-spelling", {"knowledge/k.md": record("knowledge")}),
+    ("anchor-drift", "existing-file", dict([_dec("a", anchors="[memcli.toml]")])),
 ]
 
 

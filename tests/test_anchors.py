@@ -1,0 +1,113 @@
+"""Code anchors on a real git repository: a renamed file, a deleted one, a moved symbol, a path
+outside the repository (refused by the schema), and the Linter's warning at commit time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memcli.anchors import Anchor, AnchorChecker, anchors_of
+from memcli.cli import main
+
+NOW = "2026-05-20T10:00:00+00:00"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def decision(anchors: str, body: str = "Jobs run in a worker.") -> str:
+    return (f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nstatus: resolved\nsources:\n"
+            f"  - session_id: s1\n    range: [0, 1]\nanchors:\n{anchors}---\n{body}\n")
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out = capsys.readouterr()
+    return int(info.value.code), out.out, out.err
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose memcli workspace sits in a subfolder (anchors are repository paths)."""
+    root = tmp_path / "repo"
+    write(root, "src/jobs.py", "def run_pending():\n    pass\n")
+    write(root, "src/api.py", "def serve():\n    pass\n")
+    write(root, "src/old.py", "x = 1\n")
+    write(root, "docs/deploy.md", "# Deploy\n")
+    (root / "mem" / "memory" / "decisions").mkdir(parents=True)
+    write(root, "mem/memory/decisions/jobs.md", decision(
+        "  - path: src/jobs.py\n    symbol: run_pending\n  - src/old.py\n  - {path: src/api.py, symbol: serve}\n"
+        "  - docs/deploy.md\n"))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code and memory")
+    return root
+
+
+def test_anchors_of_reads_both_forms_and_skips_malformed() -> None:
+    meta = {"anchors": ["src/a.py", {"path": "./src/b.py", "symbol": "f"}, {"symbol": "x"}, 3, "../up.py"]}
+    assert anchors_of(meta) == [Anchor("src/a.py"), Anchor("src/b.py", "f")]
+    assert anchors_of({}) == [] and anchors_of(None) == []
+
+
+def test_rename_delete_and_moved_symbol(repo: Path) -> None:
+    checker = AnchorChecker(repo / "mem")
+    anchors = anchors_of({"anchors": ["src/jobs.py", {"path": "src/api.py", "symbol": "serve"},
+                                      "src/old.py", "docs/deploy.md"]})
+    assert checker.check(anchors) == []  # everything holds
+
+    git(repo, "mv", "src/jobs.py", "src/worker.py")
+    git(repo, "rm", "-q", "src/old.py")
+    write(repo, "src/api.py", "def handle():\n    pass\n")
+    write(repo, "src/server.py", "def serve():\n    return handle()\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reshape")
+    issues = {i.anchor.path: i for i in AnchorChecker(repo / "mem").check(anchors)}
+    assert set(issues) == {"src/jobs.py", "src/api.py", "src/old.py"}
+    assert (issues["src/jobs.py"].status, issues["src/jobs.py"].new_path) == ("renamed", "src/worker.py")
+    assert issues["src/old.py"].status == "gone" and "was deleted (commit" in issues["src/old.py"].message
+    moved = issues["src/api.py"]
+    assert (moved.status, moved.holders) == ("symbol-missing", ("src/server.py",))
+    assert "now in src/server.py" in moved.message
+
+
+def test_a_symbol_is_a_whole_word(repo: Path) -> None:
+    write(repo, "src/jobs.py", "def run_pending_jobs():\n    pass\n")
+    (issue,) = AnchorChecker(repo / "mem").check([Anchor("src/jobs.py", "run_pending")])
+    assert issue.status == "symbol-missing"
+
+
+def test_outside_the_repository_is_refused_by_the_schema(repo: Path, capsys) -> None:
+    for bad in ("/etc/passwd", "../../secrets.txt", "https://example.com/a.py"):
+        write(repo, "mem/memory/decisions/bad.md", decision(f"  - {bad}\n"))
+        code, out, _ = cli(capsys, "lint", "-w", str(repo / "mem"), "--format", "json")
+        found = [f for f in json.loads(out)["findings"] if f["path"] == "memory/decisions/bad.md"]
+        assert code == 1 and [f["code"] for f in found] == ["invalid-field"], bad
+
+
+def test_lint_warns_at_commit_time_with_the_new_name(repo: Path, capsys) -> None:
+    ws = str(repo / "mem")
+    assert cli(capsys, "lint", "-w", ws, "--strict")[0] == 0
+    git(repo, "mv", "src/jobs.py", "src/worker.py")
+    git(repo, "commit", "-qm", "rename")
+    code, out, _ = cli(capsys, "lint", "-w", ws, "--format", "json")
+    (finding,) = json.loads(out)["findings"]
+    assert code == 0 and finding["code"] == "anchor-drift" and finding["severity"] == "warning"
+    assert "renamed to src/worker.py" in finding["message"] and finding["line"] == 8
+    # the same with a warm cache, and for the one file a hook passes
+    assert json.loads(cli(capsys, "lint", "-w", ws, "--format", "json")[1])["findings"] == [finding]
+    code, out, _ = cli(capsys, "lint", "-w", ws, "--paths-only", "--format", "json",
+                       str(repo / "mem/memory/decisions/jobs.md"))
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["anchor-drift"]
+    assert cli(capsys, "lint", "-w", ws, "--strict")[0] == 1
