@@ -47,8 +47,8 @@ def repo(tmp_path: Path) -> Path:
     write(root, "docs/deploy.md", "# Deploy\n")
     (root / "mem" / "memory" / "decisions").mkdir(parents=True)
     write(root, "mem/memory/decisions/jobs.md", decision(
-        "  - path: src/jobs.py\n    symbol: run_pending\n  - src/old.py\n  - {path: src/api.py, symbol: serve}\n"
-        "  - docs/deploy.md\n"))
+        "  - path: src/jobs.py\n    symbol: run_pending\n  - src/old.py\n"
+        "  - {path: src/api.py, symbol: serve}\n  - docs/deploy.md\n"))
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "code and memory")
