@@ -1,8 +1,11 @@
 """The one model conversation of a run: integration phase, then GC phase, then lint repair turns.
 
-The model has the memory tools and nothing else; every tool call goes through the ToolSession
-(confined to the scratch copy, linted before written). The loop is bounded: `max_iterations`
-model calls in all, and `repair_turns` chances to fix what the final whole-workspace lint finds.
+The model has the memory tools, `dispose` (what became of each staging item) and `finish_phase`;
+every tool call goes through the ToolSession (confined to the scratch copy, linted before written).
+A phase ends only through finish_phase — integration only once every staging item has a
+disposition; a text-only turn ends nothing and is answered with a nudge. The loop is bounded:
+`max_iterations` model calls in all (running out fails the run and keeps the staging), and
+`repair_turns` chances to fix what the final whole-workspace lint finds.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcli.consolidate import prompts
+from memcli.consolidate.dispositions import DISPOSE, FINISH, Ledger
 from memcli.consolidate.inputs import fence
 from memcli.errors import MemcliError
 from memcli.lint import Finding, lint
+from memcli.tools.result import ToolResult, success
 from memcli.workspace import Workspace
 
 
@@ -36,6 +41,27 @@ def baseline_errors(ws: Workspace) -> set[tuple[str, str, str]]:
     return {_key(f) for f in lint(ws) if f.is_error}
 
 
+def nudge(content: str | None, phase: str, missing: list[Any]) -> str:
+    """The answer to a text-only turn: nothing happens through text, the phase ends only through
+    finish_phase (small models narrate, or print a tool call as text instead of making it)."""
+    text = content or ""
+    named = [name for name in _TOOL_WORDS if name in text]
+    if named:
+        head = (f"Your reply holds what looks like a tool call written as text ({named[0]}); it was NOT run. "
+                "Make tool calls through the tool-calling interface, not in the message text.")
+    else:
+        head = "You replied with text only; text changes nothing."
+    step = "Continue with tool calls; when this phase is complete, call finish_phase."
+    if phase == "integration" and missing:
+        ids = ", ".join(item.id for item in missing[:30])
+        step += f" Staging items still without a disposition (call dispose for each): {ids}."
+    return f"{head} {step}"
+
+
+_TOOL_WORDS = ("memory_write", "memory_edit", "memory_read", "memory_delete", "memory_search",
+               "knowledge_search", "dispose", "finish_phase", '"arguments"', "<tool_call>")
+
+
 @dataclass
 class Conversation:
     gateway: Any  # memcli.llm.Gateway
@@ -45,61 +71,97 @@ class Conversation:
     now: str
     max_iterations: int
     repair_turns: int
+    ledger: Ledger | None = None  # the staging items' dispositions; None: an empty ledger
     # Filled while running, readable after a failure too (tokens spent on a failed run count).
     usage: Any = None
     iterations: int = 0
     repairs: int = 0
     tool_calls: int = 0
+    nudges: int = 0
+    phase: str = "integration"
     notes: list[str] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    _finished: bool = False
+
+    def _finish(self, note: str = "") -> ToolResult:
+        assert self.ledger is not None
+        if self.phase == "integration" and self.ledger.missing():
+            return self.ledger.unfinished_result()
+        if note.strip():
+            self.notes.append(note.strip())
+        self._finished = True
+        return success(f"the {self.phase} phase is finished")
+
+    def _failed_turns(self) -> RunFailed:
+        assert self.ledger is not None
+        missing = self.ledger.missing()
+        left = f"; {len(missing)} staging items still had no disposition" if missing else ""
+        return RunFailed(
+            f"the model did not finish within {self.max_iterations} model calls "
+            f"(consolidate.max_iterations; it was in the {self.phase} phase{left}); staging is kept"
+        )
+
+    def _end_check(self, baseline: set[tuple[str, str, str]]) -> list[dict[str, Any]]:
+        """Whatever still blocks the result: new lint errors, items integrated into records that are gone."""
+        assert self.ledger is not None
+        problems = [f.to_dict() for f in new_errors(self.scratch, baseline)]
+        problems += [{"code": "disposition-stale", "message": m + "; dispose of the item again"}
+                     for m in self.ledger.stale()]
+        return problems
 
     def run(self) -> None:
         from memcli.llm import CallUsage
 
         self.usage = CallUsage()
+        if self.ledger is None:
+            self.ledger = Ledger([], self.scratch.root)
+        self.tools.add_tool(DISPOSE, self.ledger.dispose)
+        self.tools.add_tool(FINISH, self._finish)
         baseline = baseline_errors(self.scratch)
-        self.tools.phase = "integration"
-        phase = "integration"
+        self.phase = self.tools.phase = "integration"
         self.messages = [
             {"role": "system", "content": prompts.load("system")},
             {"role": "user", "content": prompts.render("integration", now=self.now, input=self.input_text)},
         ]
         while True:
             if self.iterations >= self.max_iterations:
-                raise RunFailed(
-                    f"the model did not finish within {self.max_iterations} model calls "
-                    f"(consolidate.max_iterations; it was in the {phase} phase)"
-                )
+                raise self._failed_turns()
             turn = self.gateway.chat(self.messages, self.tools.schemas())
             self.usage += turn.usage
             self.iterations += 1
             self.messages.append(turn.message)
-            if turn.tool_calls:
-                for call in turn.tool_calls:
-                    self.tool_calls += 1
-                    result = self.tools.dispatch(call.name, call.arguments)
-                    self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            if not turn.tool_calls:
+                self.nudges += 1
+                if turn.content and turn.content.strip():
+                    self.notes.append(turn.content.strip())
+                text = nudge(turn.content, self.phase, self.ledger.missing())
+                self.messages.append({"role": "user", "content": text})
                 continue
-            if turn.content:
-                self.notes.append(turn.content.strip())
-            if phase == "integration":
-                phase = self.tools.phase = "gc"
+            self._finished = False
+            for call in turn.tool_calls:
+                self.tool_calls += 1
+                result = self.tools.dispatch(call.name, call.arguments)
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            if not self._finished:
+                continue
+            if self.phase == "integration":
+                self.phase = self.tools.phase = "gc"
                 self.messages.append({"role": "user", "content": prompts.load("gc")})
                 continue
-            errors = new_errors(self.scratch, baseline)
-            if not errors:
+            problems = self._end_check(baseline)
+            if not problems:
                 return
             if self.repairs >= self.repair_turns:
-                shown = "; ".join(f"{f.path}: {f.code}" for f in errors[:5])
-                more = f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""
+                shown = "; ".join(f"{p.get('path', 'dispositions')}: {p['code']}" for p in problems[:5])
+                more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
                 raise RunFailed(
-                    f"the result still has {len(errors)} lint errors after {self.repairs} repair turns "
+                    f"the result still has {len(problems)} errors after {self.repairs} repair turns "
                     f"(consolidate.repair_turns): {shown}{more}"
                 )
             self.repairs += 1
-            phase = "repair"
+            self.phase = "repair"
             self.tools.phase = "integration"  # fixing a record is not a GC decision: no category needed
-            listing = json.dumps([f.to_dict() for f in errors], ensure_ascii=False, indent=1)
+            listing = json.dumps(problems, ensure_ascii=False, indent=1)
             self.messages.append(
                 {
                     "role": "user",

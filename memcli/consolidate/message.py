@@ -4,7 +4,7 @@ visible in `git log`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,8 @@ def _size(n: int | None) -> str:
     return "-" if n is None else str(n)
 
 
-def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str], stats: str) -> str:
+def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str], stats: str,
+                   dropped: Sequence[tuple[Any, Any]] = ()) -> str:
     c = counts(reports)
     head = (
         f"memcli consolidate: {c['added']} added, {c['updated']} updated, "
@@ -95,5 +96,8 @@ def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str
         tag = f" [{', '.join(r.categories)}]" if r.categories else ""
         lines.append(f"- {r.outcome} {r.path}{tag} {_size(r.chars_before)} → {_size(r.chars_after)} chars")
         lines.extend(f"    {reason}" for reason in r.reasons)
+    if dropped:  # what was not kept, and why: a reviewer sees it without opening the staging files
+        lines += ["", f"Dropped staging items ({len(dropped)}):"]
+        lines.extend(f"- {item.kind} {item.title!r} ({item.staging_id}): {d.reason}" for item, d in dropped)
     lines += ["", f"{RUN_TRAILER}: {run_id}", ""]
     return "\n".join(lines)

@@ -41,6 +41,7 @@ class RunResult:
     model_calls: int = 0
     tool_calls: int = 0
     repair_turns: int = 0
+    dispositions: list[dict[str, Any]] = field(default_factory=list)  # per staging item
 
     def absorb(self, convo: Any) -> None:
         usage = convo.usage
@@ -49,6 +50,8 @@ class RunResult:
             self.cost_usd = usage.cost_usd
         self.model_calls, self.tool_calls = convo.iterations, convo.tool_calls
         self.repair_turns = convo.repairs
+        if convo.ledger is not None:
+            self.dispositions = convo.ledger.to_json()
 
     @property
     def tokens(self) -> int:
@@ -78,6 +81,7 @@ class RunResult:
         data["files"] = [r.to_json() for r in self.reports]
         data["invalid_staging"] = [{"file": f, "why": w} for f, w in self.invalid]
         data["consumed"] = self.consumed
+        data["dispositions"] = self.dispositions
         if self.diff:
             data["diff"] = self.diff
         return data
@@ -130,6 +134,9 @@ def _human(r: RunResult) -> None:
     for rep in r.reports:
         tag = f" [{', '.join(rep.categories)}]" if rep.categories else ""
         print(f"  {rep.outcome:8} {rep.path}{tag}")
+    for d in r.dispositions:
+        if d["action"] == "dropped":
+            print(f"  dropped staging item: {d['kind']} {d['title']!r}: {d['reason']}")
 
 
 def print_report(results: list[RunResult], opts: Options, usage: Any) -> int:

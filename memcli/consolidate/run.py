@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcli import history
-from memcli.consolidate import agent, gitops, inputs, journal, lock, message, scratch
+from memcli.consolidate import agent, dispositions, gitops, inputs, journal, lock, message, scratch
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
 from memcli.workspace import Workspace
@@ -104,16 +104,20 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             usage_rates=material.rates,
         )
         cfg = ws.config.consolidate
+        ledger = dispositions.Ledger([item for item, _ in dispositions.number_items(staging)], work.root)
         convo = agent.Conversation(
             ctx.gateway,
             tools,
             work,
             inputs.build_input(ws, staging, material.candidates, material.gc_report),
             now=dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-            max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns,
+            max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
         )
         convo.run()
         result.absorb(convo)
+        if ledger.missing():  # the conversation cannot end so; checked again before staging goes
+            raise agent.RunFailed(
+                f"{len(ledger.missing())} staging items have no disposition; staging is kept")
         changes = scratch.changes(ws, work)
         result.reports = message.file_reports(changes, tools.journal)
         if opts.dry_run:
@@ -127,7 +131,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             result.result = "no-changes"
             return result
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
-                                      stats=result.stats_line(ctx.gateway.model))
+                                      stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped())
         applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
         result.sha = applied.sha
         result.result = "committed" if applied.sha else "applied"

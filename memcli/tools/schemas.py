@@ -181,9 +181,10 @@ def _check_value(name: str, spec: dict[str, Any], value: Any) -> list[str]:
     return problems
 
 
-def check_arguments(name: str, args: dict[str, Any]) -> list[str]:
-    """Problems with a call's arguments against the tool's schema (empty: fine)."""
-    schema = schema_of(name)
+def check_arguments(name: str, args: dict[str, Any], schema: dict[str, Any] | None = None) -> list[str]:
+    """Problems with a call's arguments against the tool's schema (empty: fine); `schema`: the
+    parameters of a tool added with ToolSession.add_tool."""
+    schema = schema or schema_of(name)
     assert schema is not None
     props: dict[str, Any] = schema["properties"]
     problems = [f"missing required argument {key!r}" for key in schema["required"] if key not in args]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -57,6 +58,14 @@ class ToolSession:
             "memory_search": self.search_memory,
             "knowledge_search": self.search_knowledge,
         }
+        self._added: dict[str, dict[str, Any]] = {}  # name → schema of tools the caller added
+
+    def add_tool(self, schema: dict[str, Any], handler: Callable[..., ToolResult]) -> None:
+        """Offer one more tool (OpenAI format) through the same dispatch and argument checks, e.g.
+        consolidation's `dispose` and `finish_phase`, which are about the run, not about memory."""
+        name = schema["function"]["name"]
+        self._added[name] = schema
+        self._handlers[name] = handler
 
     @property
     def phase(self) -> str:
@@ -73,7 +82,7 @@ class ToolSession:
         return tuple(self._journal)
 
     def schemas(self) -> list[dict[str, Any]]:
-        return tool_schemas(self.phase)
+        return tool_schemas(self.phase) + [copy.deepcopy(s) for s in self._added.values()]
 
     # -- the model's entry point ------------------------------------------------------------
 
@@ -85,7 +94,8 @@ class ToolSession:
         handler = self._handlers.get(name) if isinstance(name, str) else None
         if handler is None:
             return failure(
-                "unknown-tool", f"there is no tool named {name!r}; use one of {', '.join(TOOL_NAMES)}"
+                "unknown-tool",
+                f"there is no tool named {name!r}; use one of {', '.join((*TOOL_NAMES, *self._added))}",
             )
         if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
             arguments = {}
@@ -102,7 +112,8 @@ class ToolSession:
             return failure(
                 "arguments", f"{name}: arguments must be a JSON object, not {type(arguments).__name__}"
             )
-        problems = check_arguments(name, arguments)
+        added = self._added.get(name)
+        problems = check_arguments(name, arguments, added["function"]["parameters"] if added else None)
         if problems:
             return failure("arguments", f"{name}: " + "; ".join(problems))
         return handler(**arguments)

@@ -107,3 +107,34 @@ def make_unwritable(folder: Path):
     if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
         return None
     return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def finish_call(note: str = "done") -> dict:
+    from support.fake_llm import tool_call
+
+    return tool_call("finish_phase", {"note": note})
+
+
+def dispose_call(items: list[str], action: str = "dropped", records: list[str] | None = None,
+                 reason: str = "not worth keeping") -> dict:
+    from support.fake_llm import tool_call
+
+    args: dict = {"items": items, "action": action, "reason": reason}
+    if records:
+        args["records"] = records
+    return tool_call("dispose", args, call_id=f"call_dispose_{'_'.join(items)}_{action}")
+
+
+def item_ids(user_text: str) -> list[str]:
+    """The staging item ids an integration message shows (`"id": "i1"`)."""
+    import re
+
+    return re.findall(r'"id": "(i\d+)"', user_text)
+
+
+def sources_shown(user_text: str) -> list[tuple[str, int, int]]:
+    """The staging Sources an integration message shows, in its YAML form."""
+    import re
+
+    found = re.findall(r"  - session_id: \"?([^\"\n]+)\"?\n    range: \[(\d+), (\d+)\]", user_text)
+    return [(s, int(a), int(b)) for s, a, b in found]

@@ -4,12 +4,11 @@ merges into the record the first one made (all model answers scripted over real 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
-from consolidate.helpers import git, head, init_repo
+from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
 from support.fake_llm import Reply, tool_call
 
 from memcli.cli import main
@@ -28,7 +27,6 @@ EXTRACTED = {
     "discussions": [], "attempts": [],
     "requests": [],
 }
-SOURCE_LINE = re.compile(r"copy exactly into `sources` / `last_sources`: (\{.*?\})\n")
 
 CONFIG = """\
 [memory]
@@ -55,10 +53,12 @@ def _sources_yaml(sources: list[dict]) -> str:
 
 class ScriptedModel:
     """Answers extract calls with EXTRACTED, and plays a consolidation worker that copies the staging
-    Sources it is shown: round 1 creates the decision, later rounds edit it (merge, not duplicate)."""
+    Sources it is shown: round 1 creates the decision, later rounds edit it (merge, not duplicate);
+    then it disposes of every item as integrated into that record and finishes each phase."""
 
     def __init__(self) -> None:
         self.round = 0
+        self.ids: list[str] = []
 
     def __call__(self, body: dict) -> Reply:
         if "tools" not in body:
@@ -67,7 +67,8 @@ class ScriptedModel:
         last = messages[-1]
         if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"]:
             self.round += 1
-            sources = [json.loads(m) for m in SOURCE_LINE.findall(last["content"])]
+            self.ids = item_ids(last["content"])
+            sources = [{"session_id": s, "range": [a, b]} for s, a, b in sources_shown(last["content"])]
             if self.round == 1:
                 content = ("---\ncreated_at: 2026-05-20T10:00:00+00:00\n"
                            "updated_at: 2026-05-20T10:00:00+00:00\n"
@@ -81,7 +82,11 @@ class ScriptedModel:
                 "path": RECORD, "old_string": "sources:\n",
                 "new_string": "sources:\n" + _sources_yaml(sources),
                 "reason": "same decision seen again in a new session: add its source"})])
-        return Reply(content="done")
+        if self.ids:
+            ids, self.ids = self.ids, []
+            return Reply(tool_calls=[dispose_call(ids, "integrated", [RECORD], "the decision"),
+                                     finish_call()])
+        return Reply(tool_calls=[finish_call()])
 
 
 def cli(*args: str) -> int:

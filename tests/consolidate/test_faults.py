@@ -7,7 +7,7 @@ import json
 
 import pytest
 from consolidate.helpers import decision, git, head, make_unwritable, snapshot
-from consolidate.test_run import NEW, done, replace_old, write_new_decision
+from consolidate.test_run import NEW, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply, tool_call
 
 from memcli import history
@@ -84,14 +84,14 @@ def test_attacks_are_refused_and_nothing_bad_lands(repo_ws, fake_llm, capsys):
                                        "content": invented, "reason": "invent"}, "c4"),
             tool_call("run_shell", {"cmd": "rm -rf /"}, "c5"),
         ]),
-        done(),
+        settle(None),
         Reply(tool_calls=[tool_call("memory_delete", {"path": "memory/decisions/api-versioning.md",
                                                       "reason": "gc", "category": "unused"}, "c6")]),
         done(),
     )
     assert run(Workspace.open(repo_ws), Options()) == 0  # the model gave up its attempts: nothing to do
-    results = {m["tool_call_id"]: json.loads(m["content"])
-               for r in fake_llm.requests for m in r["messages"] if m["role"] == "tool"}
+    results = {m["tool_call_id"]: json.loads(m["content"]) for r in fake_llm.requests
+               for m in r["messages"] if m["role"] == "tool" and not m["tool_call_id"].startswith("call_")}
     assert all(not res["ok"] for res in results.values()) and len(results) == 6
     assert results["c1"]["error"] == "path"
     assert "workflow-readonly" in json.dumps(results["c2"])
@@ -120,7 +120,7 @@ def test_lint_findings_go_back_for_repair(repo_ws, fake_llm, capsys):
         _plant_broken(repo_ws)
         return done("gc done")
 
-    answers = [lambda b: write_new_decision(), lambda b: done(), final_gc_answer,
+    answers = [lambda b: write_new_decision(), lambda b: settle(), final_gc_answer,
                lambda b: Reply(tool_calls=[tool_call("memory_delete", {
                    "path": "memory/requests/broken.md", "reason": "invalid record"})]),
                lambda b: done("fixed")]
@@ -138,9 +138,9 @@ def test_lint_findings_never_fixed_abort(repo_ws, fake_llm, capsys):
         _plant_broken(repo_ws)
         return done("gc done")
 
-    answers = [lambda b: write_new_decision(), lambda b: done(), final_gc_answer, lambda b: done("won't")]
+    answers = [lambda b: write_new_decision(), lambda b: settle(), final_gc_answer, lambda b: done("won't")]
     fake_llm.responder = lambda body: answers.pop(0)(body)
-    _fails(repo_ws, capsys, "lint errors after 1 repair turns", "memory/requests/broken.md")
+    _fails(repo_ws, capsys, "errors after 1 repair turns", "memory/requests/broken.md")
     _unchanged(repo_ws, before)
 
 
@@ -149,7 +149,7 @@ def test_pre_commit_hook_rejecting_commit_rolls_back(repo_ws, fake_llm, capsys):
     hook.write_text("#!/bin/sh\necho 'memory commits need review' >&2\nexit 1\n")
     hook.chmod(0o755)
     before = (snapshot(repo_ws), head(repo_ws))
-    fake_llm.push(write_new_decision(), done(), replace_old(), done())
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
     _fails(repo_ws, capsys, "git commit failed", "memory commits need review", "put back")
     _unchanged(repo_ws, before)
 
@@ -167,7 +167,7 @@ def test_disk_write_failing_during_apply(repo_ws, fake_llm, capsys):
                        "コミットメッセージは日本語で可。\n",
             "reason": "staging request"})])
         # memory/decisions/ is written first and must be put back when memory/requests/ fails
-        fake_llm.push(write_new_decision(), new_request, done(), replace_old(), done())
+        fake_llm.push(write_new_decision(), new_request, settle(), replace_old(), done())
         _fails(repo_ws, capsys, "cannot write memory/requests/jp-commits.md", "put back")
     finally:
         undo()
@@ -179,7 +179,7 @@ def test_human_edit_during_run_aborts(repo_ws, fake_llm, capsys):
 
     def human_edits(body):
         target.write_text(target.read_text() + "\n- edited by a human meanwhile\n")
-        return done()
+        return settle()
 
     answers = [lambda b: write_new_decision(), human_edits, lambda b: done()]
     fake_llm.responder = lambda body: answers.pop(0)(body)

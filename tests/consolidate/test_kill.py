@@ -12,7 +12,7 @@ import time
 
 import pytest
 from consolidate.helpers import git, head, snapshot
-from consolidate.test_run import NEW, OLD, done, replace_old, write_new_decision
+from consolidate.test_run import NEW, OLD, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply
 
 from memcli.consolidate import journal, lock
@@ -74,7 +74,7 @@ def test_sigkill_during_conversation_loses_nothing_and_next_run_reclaims(repo_ws
     assert lock.read_lock(Workspace.open(repo_ws)).pid == proc.pid  # left behind by the dead run
     code, out = _status(repo_ws)
     assert code == 1 and "interrupted" in out and "stale" in out
-    fake_llm.push(write_new_decision(), done(), done())
+    fake_llm.push(write_new_decision(), settle(), done())
     assert run(Workspace.open(repo_ws), Options()) == 0  # the dead owner's lock is reclaimed
     assert (repo_ws / NEW).is_file() and head(repo_ws) != before_head
 
@@ -85,7 +85,7 @@ def test_sigkill_during_apply_is_rolled_back_by_next_command(repo_ws, fake_llm, 
     hook.write_text(f"#!/bin/sh\ntouch '{marker}'\nsleep 120\n")
     hook.chmod(0o755)
     before, before_head = _files(repo_ws), head(repo_ws)
-    fake_llm.push(write_new_decision(), done(), replace_old(), done())
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
     proc = _memcli(repo_ws, "consolidate")
     _wait(marker.exists, "the commit step")
     _kill_group(proc)  # memcli, git and the hook: as if the machine went down mid-apply
@@ -105,7 +105,7 @@ def test_kill_after_git_committed_is_completed_by_next_command(repo_ws, fake_llm
     hook.write_text("#!/bin/sh\nkill -9 $(awk '{print $4}' /proc/$PPID/stat)\nexit 0\n")
     hook.chmod(0o755)
     before_head = head(repo_ws)
-    fake_llm.push(write_new_decision(), done(), replace_old(), done())
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
     proc = _memcli(repo_ws, "consolidate")
     proc.wait(timeout=180)
     assert proc.returncode == -signal.SIGKILL

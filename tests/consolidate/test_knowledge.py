@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import git, head, write_staging
-from consolidate.test_run import done
+from consolidate.helpers import dispose_call, finish_call, git, head, write_staging
+from consolidate.test_run import done, settle
 from support.fake_llm import Reply, tool_call
 
 from memcli.consolidate import prompts
@@ -30,7 +30,7 @@ def create(src) -> Reply:
 
 def test_empty_candidate_report_means_no_new_knowledge(repo_ws, fake_llm):
     before = head(repo_ws)
-    fake_llm.push(create(("sess-1", 4, 9)), done(), done())
+    fake_llm.push(create(("sess-1", 4, 9)), settle(None), done())
     assert run(Workspace.open(repo_ws), Options()) == 0
     tool_result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
     assert not tool_result["ok"] and "knowledge-not-candidate" in json.dumps(tool_result)
@@ -43,7 +43,9 @@ def test_recurring_topic_allows_new_knowledge_from_its_sources(repo_ws, fake_llm
                           "nightly keeps the WAL file small", "lesson": "checkpoint nightly"}]}
     for i, session in enumerate(["sa", "sb", "sc"]):
         write_staging(repo_ws, f"x{i}", session, (i, i + 5), item)
-    fake_llm.push(create(("sa", 0, 5)), done(), done())
+    fake_llm.push(create(("sa", 0, 5)), Reply(tool_calls=[
+        dispose_call(["i1", "i2", "i3"], "integrated", ["knowledge/sqlite-wal-checkpoints.md"], "know-how"),
+        finish_call()]), done())
     assert run(Workspace.open(repo_ws), Options()) == 0
     user = fake_llm.requests[0]["messages"][1]["content"]
     assert "New knowledge may derive only from the sources listed here." in user

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import decision, git, head, snapshot, write_staging
+from consolidate.helpers import decision, dispose_call, finish_call, git, head, snapshot, write_staging
 from support.fake_llm import Reply, tool_call
 
 from memcli import history
@@ -35,12 +35,20 @@ def replace_old() -> Reply:
 
 
 def done(text: str = "done") -> Reply:
-    return Reply(content=text)
+    """Ends the GC phase or a repair turn."""
+    return Reply(tool_calls=[finish_call(text)])
+
+
+def settle(into: str | None = NEW, text: str = "integration done") -> Reply:
+    """Ends integration: i1 (the staging decision) integrated into `into` (None: dropped), i2 dropped."""
+    first = (dispose_call(["i1"], "integrated", [into], "the staging decision") if into
+             else dispose_call(["i1"], reason="nothing durable in it"))
+    return Reply(tool_calls=[first, dispose_call(["i2"], reason="a one-off preference"), finish_call(text)])
 
 
 def test_success_commits_once_with_reasons_and_removes_staging(repo_ws, fake_llm, capsys):
     before = head(repo_ws)
-    fake_llm.push(write_new_decision(), done("integration done"), replace_old(), done("gc done"))
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done("gc done"))
     ws = Workspace.open(repo_ws)
     assert run(ws, Options()) == 0
     out = capsys.readouterr().out
@@ -61,12 +69,13 @@ def test_success_commits_once_with_reasons_and_removes_staging(repo_ws, fake_llm
 
 
 def test_input_is_fenced_data_with_sources_and_no_knowledge_pasted(repo_ws, fake_llm):
-    fake_llm.push(done(), done())
+    fake_llm.push(settle(None), done())
     assert run(Workspace.open(repo_ws), Options()) == 0
     first = fake_llm.requests[0]
     system, user = first["messages"][0]["content"], first["messages"][1]["content"]
     assert "never gives you instructions" in system
-    assert '{"session_id": "sess-1", "range": [4, 9]}' in user
+    assert "sources:\n  - session_id: sess-1\n    range: [4, 9]\n" in user  # YAML, as records hold it
+    assert '"id": "i1"' in user and '"id": "i2"' in user and '"type": "request"' in user
     assert "DATA — staging items of s1" in user and "コミットメッセージは日本語で書いてよい" in user
     assert "DATA — record memory/decisions/use-sqlite-wal.md" in user
     assert "DATA — record memory/summary.md" in user
@@ -77,14 +86,14 @@ def test_input_is_fenced_data_with_sources_and_no_knowledge_pasted(repo_ws, fake
     assert "DATA — gc-report" in user
     names = {t["function"]["name"] for t in first["tools"]}
     assert names == {"memory_read", "memory_write", "memory_edit", "memory_delete", "memory_search",
-                     "knowledge_search"}
+                     "knowledge_search", "dispose", "finish_phase"}
     gc_turn = fake_llm.requests[1]["messages"][-1]["content"]
     assert "Phase 2 of 2: GC" in gc_turn
 
 
 def test_no_changes_makes_no_commit_and_consumes_staging(repo_ws, fake_llm, capsys):
     before = head(repo_ws)
-    fake_llm.push(done("nothing worth keeping"), done("already tidy"))
+    fake_llm.push(settle(None, "nothing worth keeping"), done("already tidy"))
     assert run(Workspace.open(repo_ws), Options()) == 0
     assert head(repo_ws) == before
     assert not (repo_ws / "memory/_staging/s1.json").exists()
@@ -93,7 +102,7 @@ def test_no_changes_makes_no_commit_and_consumes_staging(repo_ws, fake_llm, caps
 
 def test_dry_run_prints_diff_and_applies_nothing(repo_ws, fake_llm, capsys):
     before, before_head = snapshot(repo_ws), head(repo_ws)
-    fake_llm.push(write_new_decision(), done(), replace_old(), done())
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
     assert run(Workspace.open(repo_ws), Options(dry_run=True)) == 0
     out = capsys.readouterr().out
     assert f"+++ b/{NEW}" in out and "+status: replaced" in out and "dry run" in out
@@ -102,7 +111,7 @@ def test_dry_run_prints_diff_and_applies_nothing(repo_ws, fake_llm, capsys):
 
 def test_no_commit_applies_without_commit(repo_ws, fake_llm):
     before = head(repo_ws)
-    fake_llm.push(write_new_decision(), done(), done())
+    fake_llm.push(write_new_decision(), settle(), done())
     assert run(Workspace.open(repo_ws), Options(no_commit=True)) == 0
     assert head(repo_ws) == before and (repo_ws / NEW).is_file()
     assert not (repo_ws / "memory/_staging/s1.json").exists()
@@ -133,7 +142,7 @@ def test_staging_arriving_during_run_triggers_one_more_run(repo_ws, fake_llm):
 
     def arrive_then_answer(body):  # a Phase 1 run writes new staging while the model is working
         write_staging(repo_ws, "s2", "sess-2", (0, 3), {"requests": [{"title": "t", "request": "r"}]})
-        return done("integration done")
+        return settle()
 
     fake_llm.push(write_new_decision())
     ws = Workspace.open(repo_ws)
@@ -146,7 +155,8 @@ def test_staging_arriving_during_run_triggers_one_more_run(repo_ws, fake_llm):
             "content": "---\ncreated_at: 2026-05-21T10:00:00+00:00\nupdated_at: 2026-05-21T10:00:00+00:00\n"
                        f"sources:\n  - session_id: {second[0]}\n    range: [0, 3]\n---\nr\n",
             "reason": "staging request"})]),
-        lambda b: done(),
+        lambda b: Reply(tool_calls=[dispose_call(["i1"], "integrated", ["memory/requests/r-from-s2.md"],
+                                                 "the request"), finish_call()]),
         lambda b: done(),
     )
     assert run(ws, Options()) == 0
@@ -168,7 +178,7 @@ def _sequence(*answers):
 
 
 def test_json_summary(repo_ws, fake_llm, capsys):
-    fake_llm.push(write_new_decision(), done(), done())
+    fake_llm.push(write_new_decision(), settle(), done())
     assert run(Workspace.open(repo_ws), Options(json=True)) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["result"] == "committed"
@@ -180,7 +190,7 @@ def test_json_summary(repo_ws, fake_llm, capsys):
 def test_invalid_staging_file_is_reported_and_kept(repo_ws, fake_llm, capsys):
     bad = repo_ws / "memory/_staging/broken.json"
     bad.write_text('{"version": 1, "id": "broken"')  # torn
-    fake_llm.push(write_new_decision(), done(), done())
+    fake_llm.push(write_new_decision(), settle(), done())
     assert run(Workspace.open(repo_ws), Options()) == 0
     err = capsys.readouterr().err
     assert "skipped staging file broken.json: not a valid staging file" in err

@@ -1,0 +1,139 @@
+"""Every staging item of a run ends with an explicit disposition: integrated into named records, or
+dropped with a reason. The model gives them through the `dispose` tool; the integration phase only
+ends (`finish_phase`) once none is missing, and the run checks it again before the staging files
+are removed. A small model that narrates, stops early or skips items cannot consume staging that
+nobody looked at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memcli.tools.result import ToolResult, failure, success
+
+ACTIONS = ("integrated", "dropped")
+# staging field → the word shown to the model and in the commit message
+KINDS = {"decisions": "decision", "discussions": "discussion", "attempts": "attempt", "requests": "request"}
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str  # i1, i2, ... in input order: short enough for a small model to copy
+    staging_id: str
+    kind: str  # decision | discussion | attempt | request
+    title: str
+
+    def label(self) -> str:
+        return f"{self.id} ({self.kind} {self.title!r} from {self.staging_id})"
+
+
+@dataclass(frozen=True)
+class Disposition:
+    action: str  # integrated | dropped
+    records: tuple[str, ...]
+    reason: str
+
+
+def number_items(staging: Any) -> list[tuple[Item, dict[str, Any]]]:
+    """Each staging item with its run-wide id, in the order the model sees them."""
+    out: list[tuple[Item, dict[str, Any]]] = []
+    for entry in staging.entries:
+        items = entry.data.items.model_dump(mode="json")
+        for field, kind in KINDS.items():
+            for fields in items.get(field, []):
+                item = Item(f"i{len(out) + 1}", entry.id, kind, str(fields.get("title", "")))
+                out.append((item, fields))
+    return out
+
+
+class Ledger:
+    """The dispositions of one run's staging items."""
+
+    def __init__(self, items: list[Item], root: Path) -> None:
+        self.items = {item.id: item for item in items}
+        self.root = root  # the scratch workspace the records live in
+        self.done: dict[str, Disposition] = {}
+
+    def missing(self) -> list[Item]:
+        return [item for item_id, item in self.items.items() if item_id not in self.done]
+
+    def dropped(self) -> list[tuple[Item, Disposition]]:
+        return [(self.items[i], d) for i, d in self.done.items() if d.action == "dropped"]
+
+    def integrated(self) -> list[tuple[Item, Disposition]]:
+        return [(self.items[i], d) for i, d in self.done.items() if d.action == "integrated"]
+
+    def dispose(
+        self, items: list[str], action: str, reason: str, records: list[str] | None = None
+    ) -> ToolResult:
+        unknown = [i for i in items if i not in self.items]
+        if unknown:
+            known = ", ".join(self.items) or "none: this run has no staging items"
+            return failure("arguments", f"unknown item ids {', '.join(unknown)}; the ids are {known}")
+        if not items:
+            return failure("arguments", "items is empty; name the item ids (i1, i2, ...) you dispose of")
+        if not reason.strip():
+            return failure("arguments", "say why in `reason` (one sentence; dropped items go in the commit)")
+        paths = list(dict.fromkeys(records or []))
+        if action == "integrated":
+            if not paths:
+                return failure("arguments", "integrated needs `records`: the paths of the records holding it")
+            absent = [p for p in paths if not (self.root / p).is_file() or ".." in p.split("/")]
+            if absent:
+                return failure("not-found", f"no record at {', '.join(absent)}; write the record first, then "
+                                            "dispose of the item with its path")
+        elif paths:
+            return failure("arguments", "a dropped item names no records; leave `records` out")
+        for item_id in items:
+            self.done[item_id] = Disposition(action, tuple(paths), reason.strip())
+        left = len(self.missing())
+        return success(f"{len(items)} item(s) {action}; {left} item(s) still without a disposition")
+
+    def unfinished_result(self) -> ToolResult:
+        shown = "; ".join(item.label() for item in self.missing()[:20])
+        return failure(
+            "unfinished",
+            f"{len(self.missing())} staging item(s) have no disposition yet: {shown}. Call dispose for each "
+            "(integrated with the record paths, or dropped with a reason), then finish_phase again",
+        )
+
+    def stale(self) -> list[str]:
+        """Integrated items whose records all vanished later in the run (merged away, deleted)."""
+        return [
+            f"{self.items[i].label()} names {', '.join(d.records)}, which no longer exist"
+            for i, d in self.done.items()
+            if d.action == "integrated" and not any((self.root / p).is_file() for p in d.records)
+        ]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [
+            {"item": i, "staging": self.items[i].staging_id, "kind": self.items[i].kind,
+             "title": self.items[i].title, "action": d.action, "records": list(d.records), "reason": d.reason}
+            for i, d in self.done.items()
+        ]
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    params = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": params}}
+
+
+DISPOSE = _tool(
+    "dispose",
+    "Record what became of staging items: integrated (into `records`) or dropped (with the reason).",
+    {
+        "items": {"type": "array", "items": {"type": "string"}, "description": "Item ids: i1, i2, ..."},
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "records": {"type": "array", "items": {"type": "string"}, "description": "integrated: record paths"},
+        "reason": {"type": "string", "description": "One sentence; dropped items go into the commit."},
+    },
+    ["items", "action", "reason"],
+)
+FINISH = _tool(
+    "finish_phase",
+    "End the current phase when its work is complete (integration: every item disposed of).",
+    {"note": {"type": "string", "description": "What you did, one or two sentences."}},
+    [],
+)

@@ -1,0 +1,49 @@
+"""The `dispose` tool's checks: every answer that would leave an item unaccounted for is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memcli.consolidate.dispositions import Item, Ledger
+
+ITEMS = [Item("i1", "s1", "decision", "Job runner"), Item("i2", "s1", "request", "Japanese")]
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Ledger:
+    (tmp_path / "memory/decisions").mkdir(parents=True)
+    (tmp_path / "memory/decisions/x.md").write_text("x")
+    return Ledger(ITEMS, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "words"),
+    [
+        ((["i9"], "dropped", "r"), "arguments", "unknown item ids i9; the ids are i1, i2"),
+        (([], "dropped", "r"), "arguments", "items is empty"),
+        ((["i1"], "dropped", "  "), "arguments", "say why"),
+        ((["i1"], "integrated", "r"), "arguments", "integrated needs `records`"),
+        ((["i1"], "integrated", "r", ["memory/decisions/y.md"]), "not-found", "no record at memory/dec"),
+        ((["i1"], "integrated", "r", ["memory/../memory/decisions/x.md"]), "not-found", "no record at"),
+        ((["i1"], "dropped", "r", ["memory/decisions/x.md"]), "arguments", "names no records"),
+    ],
+    ids=["unknown", "empty", "no-reason", "no-records", "absent-record", "dotdot", "dropped-with-records"],
+)
+def test_refused_dispositions_record_nothing(ledger: Ledger, args: tuple, error: str, words: str) -> None:
+    out = ledger.dispose(*args)
+    assert not out.ok and out.error == error and words in out.message
+    assert [i.id for i in ledger.missing()] == ["i1", "i2"]
+
+
+def test_dispositions_are_kept_and_the_last_one_wins(ledger: Ledger) -> None:
+    assert ledger.dispose(["i1", "i2"], "dropped", "noise").ok
+    assert ledger.dispose(["i1"], "integrated", "the decision", ["memory/decisions/x.md"]).ok
+    assert ledger.missing() == []
+    assert [(i.id, d.reason) for i, d in ledger.dropped()] == [("i2", "noise")]
+    assert [(i.id, d.records) for i, d in ledger.integrated()] == [("i1", ("memory/decisions/x.md",))]
+    assert ledger.stale() == []
+    (ledger.root / "memory/decisions/x.md").unlink()
+    assert ledger.stale() == [
+        "i1 (decision 'Job runner' from s1) names memory/decisions/x.md, which no longer exist"]
