@@ -47,7 +47,7 @@ trigger_files = 0
 trigger_bytes = 0
 max_iterations = 6
 """
-_SOURCE = re.compile(r"copy exactly into `sources` / `last_sources`: (\{.*?\})\n")
+_SOURCE = re.compile(r"  - session_id: (\S+)\n    range: \[(\d+), (\d+)\]\n")
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".memcli", ".venv*",
                                  ".pytest_cache", ".ruff_cache")
 
@@ -137,7 +137,7 @@ class _Model:
                 "discussions": [], "attempts": [], "requests": []}))
         last = body["messages"][-1]
         if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"]:
-            sources = [json.loads(found) for found in _SOURCE.findall(last["content"])]
+            sources = [{"session_id": s, "range": [a, b]} for s, a, b in _SOURCE.findall(last["content"])]
             assert sources
             listed = "".join(f"  - session_id: {s['session_id']}\n"
                              f"    range: [{s['range'][0]}, {s['range'][1]}]\n" for s in sources)
@@ -146,7 +146,13 @@ class _Model:
                        "Why: an installed memcli must find its prompts.\n")
             return Reply(tool_calls=[tool_call("memory_write", {
                 "path": RECORD, "mode": "create", "content": content, "reason": "decision from staging"})])
-        return Reply(content="done")
+        if last["role"] == "tool" and "created" in last["content"]:  # every item went into RECORD
+            ids = re.findall(r'"id": "(i\d+)"', body["messages"][1]["content"])
+            return Reply(tool_calls=[
+                tool_call("dispose", {"items": ids, "action": "integrated", "records": [RECORD],
+                                      "reason": "the decision"}),
+                tool_call("finish_phase", {"note": "integration done"})])
+        return Reply(tool_calls=[tool_call("finish_phase", {"note": "done"})])
 
 
 def test_extract_and_consolidate_from_the_wheel(installed: Path, workspace: Path, fake_llm,
