@@ -56,6 +56,7 @@ def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type,
         for found, attr in ((exits, "Exit"), (errors, "ClickException"), (aborts, "Abort")):
             if isinstance(getattr(module, attr, None), type):
                 found.append(getattr(module, attr))
+        break  # the vendored copy, when there is one, is the only one Typer raises (and click costs 30 ms)
     return tuple(exits), tuple(errors), tuple(aborts)
 
 

@@ -25,11 +25,17 @@ validated by pydantic; an invalid answer is re-asked a bounded number of times w
 Every call (successful or not) appends one JSON line — model, tokens, cost, outcome — to
 `<state dir>/llm-calls.jsonl`. litellm is imported lazily with its network price-map fetch and
 telemetry off: `memcli lint` and `--help` never import it.
+
+litellm is the optional `llm` extra. It takes seconds to import, so a model command calls
+`preload()` first thing: the import runs in a background thread while the command plans and
+redacts, and the first `Gateway` waits for it. Without the extra, making a `Gateway` fails with
+`MissingExtra` (exit 2), whose message is the install line to run.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
 import os
 import random
@@ -42,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memcli.errors import ConfigError, MemcliError
+from memcli.errors import EXIT_USAGE, ConfigError, MemcliError
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
@@ -52,6 +58,15 @@ M = TypeVar("M", bound=BaseModel)
 RUN_LOG = "llm-calls.jsonl"
 _MODES = ("json_schema", "json_object", "prompt")
 _MODEL_ENV = {"extract": "MEMCLI_EXTRACT_MODEL", "consolidation": "MEMCLI_CONSOLIDATION_MODEL"}
+
+
+INSTALL_LINE = 'pip install "memcli[llm]"'
+
+
+class MissingExtra(MemcliError):
+    """litellm is not installed: the model commands need the `llm` extra."""
+
+    exit_code = EXIT_USAGE
 
 
 class LLMError(MemcliError):
@@ -117,6 +132,25 @@ def resolve_model(workspace: Workspace, role: Role, model: str | None = None) ->
 
 
 _import_lock = threading.Lock()
+_preloading: threading.Thread | None = None
+
+
+def preload() -> None:
+    """Start importing litellm in the background (a no-op when it is not installed or already
+    loading), so the seconds it takes overlap with the work that does not need it."""
+    global _preloading
+    with _import_lock:
+        if _preloading is not None or importlib.util.find_spec("litellm") is None:
+            return
+        _preloading = threading.Thread(target=_quiet_import, name="memcli-litellm-import", daemon=True)
+        _preloading.start()
+
+
+def _quiet_import() -> None:
+    try:
+        _litellm()
+    except Exception:  # noqa: S110 - not here: the Gateway's own import reports it in the main thread
+        pass
 
 
 def _litellm() -> Any:
@@ -124,13 +158,25 @@ def _litellm() -> Any:
     with _import_lock:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        import litellm
+        loading = _preloading is not None and _preloading.is_alive()
+    if loading and threading.current_thread() is not _preloading:
+        from memcli.progress import note
 
-        litellm.telemetry = False
-        litellm.suppress_debug_info = True
-        litellm.set_verbose = False
-        litellm.callbacks, litellm.success_callback, litellm.failure_callback = [], [], []
-        return litellm
+        note("loading the model library (litellm)…")
+    # Outside the lock: Python's own per-module import lock makes a second importer wait for the
+    # first (the background preload) and then reuse the module.
+    try:
+        import litellm
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "litellm":
+            raise  # litellm is there but broken: a bug to report, not a missing extra
+        raise MissingExtra("extract and consolidate call a model through litellm, which is not "
+                           f"installed: {INSTALL_LINE}") from None
+    litellm.telemetry = False
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False
+    litellm.callbacks, litellm.success_callback, litellm.failure_callback = [], [], []
+    return litellm
 
 
 @dataclass

@@ -103,7 +103,7 @@ def test_plain_script_hook(repo: Path) -> None:
 
 def test_pre_commit_framework_hook(repo: Path, tmp_path: Path) -> None:
     if shutil.which("pre-commit") is None and not _has_module("pre_commit"):
-        pytest.fail("pre-commit is a dependency of memcli and must be installed")
+        pytest.fail("pre-commit is a test dependency (pip install -e \".[test]\") and must be installed")
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert (
         hook["id"] == "memcli-lint" and hook["language"] == "python" and hook["entry"].startswith("memcli ")

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli import history
+from memcli import history, progress
 from memcli.consolidate import agent, dispositions, gitops, inputs, journal, lock, message, scratch
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
@@ -160,6 +160,10 @@ def run(ws: Workspace, opts: Options) -> int:
     if opts.if_needed and not (inputs.trigger_reached(ws) and inputs.load_staging(ws).entries):
         print_nothing(ws, opts)
         return 0
+    from memcli.llm import preload
+
+    progress.note("consolidate: reading staging and memory…")
+    preload()  # the model library loads while the workspace is checked and the inputs assembled
     repo = _preflight(ws, opts)
     base_id = f"{_stamp()}-{os.getpid()}"
     held = lock.acquire(ws, base_id, [])  # before the model setup: a second run stops at once

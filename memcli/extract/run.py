@@ -18,6 +18,7 @@ from memcli.extract import prompt
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
+from memcli.progress import note
 from memcli.records.models import Source
 from memcli.secrets import redact
 from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
@@ -49,9 +50,12 @@ def parse_since(value: str | None) -> dt.datetime | None:
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
         redo: bool = False) -> int:
-    from memcli.llm import Gateway, resolve_model
+    from memcli.llm import Gateway, preload, resolve_model
     from memcli.sessions import discover
 
+    if not dry_run and (redo or not stale):  # the model library loads while sessions are read
+        note("extract: reading sessions…")
+        preload()
     ledger = Ledger.open(workspace.state_dir)
     version = prompt.version()
     gateway: Gateway | None = None
