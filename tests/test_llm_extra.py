@@ -51,7 +51,8 @@ def _memcli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def _state() -> dict[str, bytes]:
     """The state folder, less the session-scan cache (reading sessions may refresh it)."""
     state = Path(os.environ["MEMCLI_STATE_DIR"])
-    return {p.name: p.read_bytes() for p in state.rglob("*") if p.is_file() and p.name != "sessions-scan.json"}
+    return {p.name: p.read_bytes() for p in state.rglob("*")
+            if p.is_file() and p.name != "sessions-scan.json"}
 
 
 @pytest.fixture
