@@ -43,6 +43,8 @@ def _write_crash_log(exc: BaseException) -> Path | None:
 def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
     """(Exit, ClickException, Abort) classes of the click that Typer really uses: recent Typer
     vendors its own copy (`typer._click`), older Typer uses the `click` package; accept both."""
+    if "typer" not in sys.modules:  # a lean entry (memcli.entry): nothing can raise them
+        return (), (), ()
     import typer
 
     exits: list[type] = [typer.Exit]

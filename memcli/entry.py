@@ -1,7 +1,10 @@
-"""The `memcli` executable: the merge driver without Typer, everything else through the CLI.
+"""The `memcli` executable: the merge driver and the commit hook's lint without Typer, everything
+else through the CLI.
 
 git runs `memcli merge-driver` once per file both branches changed, so its start-up is paid per
-file: it skips importing Typer and building the command tree (about a third of its time).
+file: it skips importing Typer and building the command tree (about a third of its time). The
+pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
+(memcli/lint/hook.py).
 """
 
 from __future__ import annotations
@@ -15,6 +18,15 @@ def main(argv: list[str] | None = None) -> None:
         from memcli.merge.driver import main as driver
 
         sys.exit(driver(args[1:]))
+    if args[:1] == ["lint"]:
+        from memcli.lint import hook
+
+        parsed = hook.parse(args[1:])
+        if parsed is not None:
+            from memcli.boundary import run_guarded
+
+            sys.exit(run_guarded(lambda: hook.run(*parsed)))
     from memcli.cli import main as cli_main
 
     cli_main(argv)
+
