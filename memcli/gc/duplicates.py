@@ -6,11 +6,13 @@ ASCII word or any other single character, so Japanese needs no word splitter) â€
 share a sketch value are compared, with `rapidfuzz.fuzz.ratio` and the configured cutoff. Two bodies
 that are â‰¥ 90 % alike share most shingles, so they almost surely share sketch values. Sketch values
 found in more than `MAX_BUCKET` bodies are boilerplate and are skipped in favour of rarer ones.
-Hashes are crc32 + a fixed mixer (never Python's per-process `hash()`), so every run reports the same.
+Hashes are the crc32 of each token, then Python's hash of each 3-tuple of them (ints and tuples of ints
+hash the same in every process, unlike strings), so every run reports the same.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 import struct
 import zlib
@@ -50,24 +52,13 @@ class TokenHashes(dict[str, int]):
 
 
 def sample(text: str, hashes: TokenHashes | None = None) -> list[int]:
-    import numpy as np
-
     tokens = _TOKEN.findall(text)
     lookup = (hashes if hashes is not None else TokenHashes()).__getitem__
-    ids = np.fromiter(map(lookup, tokens), dtype=np.uint64, count=len(tokens))
-    n = len(ids) - SHINGLE + 1
-    if n <= 0:
-        return []
-    h = np.zeros(n, dtype=np.uint64)
-    for j in range(SHINGLE):  # polynomial hash of every window, wrapping mod 2**64
-        h = h * np.uint64(1_000_003) + ids[j : j + n]
-    # splitmix64 finaliser: spreads the bits so the smallest hashes are a fair sample of the windows
-    h ^= h >> np.uint64(30)
-    h *= np.uint64(0xBF58476D1CE4E5B9)
-    h ^= h >> np.uint64(27)
-    h *= np.uint64(0x94D049BB133111EB)
-    h ^= h >> np.uint64(31)
-    return np.unique(h)[:SAMPLE].tolist()  # np.unique sorts
+    ids = list(map(lookup, tokens))
+    # Python hashes a tuple of ints with xxHash rounds, the same in every process (only str and
+    # bytes hashes are randomised), and in C: no per-window Python arithmetic, no numpy.
+    windows = zip(*(ids[j:] for j in range(SHINGLE)), strict=False)  # the last windows are short: dropped
+    return heapq.nsmallest(SAMPLE, set(map(hash, windows)))
 
 
 def _find(parent: list[int], i: int) -> int:

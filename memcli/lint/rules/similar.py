@@ -42,9 +42,8 @@ def similar_groups(
         return []
     if seeds is not None:
         return sorted(g for g in _groups_around(seeds, slugs, distance) if len(g) >= min_size)
-    import numpy as np
+    from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
 
     ordered = sorted(slugs, key=lambda x: (len(x), x))
     parent = list(range(len(ordered)))
@@ -55,8 +54,10 @@ def similar_groups(
             i = parent[i]
         return i
 
-    # Two slugs within distance d differ in length by at most d, so each length band is compared
-    # only with the bands up to d longer: a fraction of the full n×n matrix on a large folder.
+    # Two slugs within distance d differ in length by at most d, so each slug is compared only
+    # with the later slugs up to d longer: a fraction of the n×n pairs on a large folder. (One
+    # `process.extract` per slug rather than `process.cdist`, which would need numpy: 73 MB in
+    # the hook environment for one cached whole-folder check.)
     starts: dict[int, int] = {}
     for i, slug in enumerate(ordered):
         starts.setdefault(len(slug), i)
@@ -64,18 +65,12 @@ def similar_groups(
     for k, (length, lo) in enumerate(bounds):
         hi = bounds[k + 1][1] if k + 1 < len(bounds) else len(ordered)
         far = next((start for ln, start in bounds[k:] if ln > length + distance), len(ordered))
-        matrix = cdist(
-            ordered[lo:hi],
-            ordered[lo:far],
-            scorer=Levenshtein.distance,
-            score_cutoff=distance,
-            dtype=np.int32,
-            workers=1,
-        )
-        for i, j in zip(*np.nonzero(matrix <= distance), strict=True):
-            a, b = find(lo + int(i)), find(lo + int(j))
-            if a != b:
-                parent[a] = b
+        for i in range(lo, hi):
+            for _, _, j in process.extract(ordered[i], ordered[i + 1:far], scorer=Levenshtein.distance,
+                                           score_cutoff=distance, limit=None):
+                a, b = find(i), find(i + 1 + j)
+                if a != b:
+                    parent[a] = b
     groups: dict[int, list[str]] = {}
     for i, slug in enumerate(ordered):
         groups.setdefault(find(i), []).append(slug)
