@@ -4,7 +4,7 @@ Usage: python bench/startup_bench.py [--records 10000] [--runs 7] [--skip-model]
 
   commit path   `memcli lint --paths-only ONE.md` in a generated workspace (bench/lint_bench.py's
                 generator) with a warm cache, median wall and CPU of cold processes:
-                  the lean route (memcli.entry → memcli.lint.hook, what the hook runs now) beside
+                  the lean route (memcli.entry → memcli.lint_hook, what the hook runs now) beside
                   the Typer route (memcli.cli, what it ran before) and a bare `python -c pass`;
                 then the biggest imports of the lean route (`python -X importtime`).
   model command `memcli extract` of one real transcript against the scripted model server, run on a
