@@ -68,6 +68,24 @@ class Usage(BaseModel):
     cost_usd: float | None = None
 
 
+class Untrusted(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entry: int = Field(ge=0)
+    text: str = Field(max_length=400)
+
+
+class Provenance(BaseModel):
+    """Who said what the staging file was extracted from (machine facts, like `source`): each sent
+    entry's role as `[start, end, role]` runs, and instruction-shaped sentences found in tool output
+    (memcli.provenance). Empty for files written before memcli recorded it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    roles: list[tuple[int, int, str]] = Field(default_factory=list)
+    untrusted: list[Untrusted] = Field(default_factory=list, max_length=20)
+
+
 class StagingFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -80,6 +98,7 @@ class StagingFile(BaseModel):
     created_at: dt.datetime
     usage: Usage = Usage()
     items: ExtractedItems
+    provenance: Provenance = Provenance()
 
 
 def staging_id(key: str, source: Source, prompt_version: str, model: str, content: str = "") -> str:

@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memcli.provenance import role_of
 from memcli.secrets import redact
 from memcli.sessions.model import Entry
 
@@ -75,6 +76,7 @@ class Prepared:
     header: str
     parts: tuple[Part, ...]
     redactions: int
+    role: str = "agent"  # who the text comes from (memcli.provenance.role_of; tool if only its output)
 
     def render(self, level: int) -> str:
         kept = [t[0] for p in self.parts if (t := p.at(level)) is not None]
@@ -95,7 +97,7 @@ class Prepared:
             return p
 
         parts = tuple(slim(p) for p in self.parts)
-        return Prepared(self.start, self.end, self.header, parts, self.redactions)
+        return Prepared(self.start, self.end, self.header, parts, self.redactions, self.role)
 
     def tokens(self, level: int) -> int:
         kept = sum(t[1] for p in self.parts if (t := p.at(level)) is not None)
@@ -159,7 +161,8 @@ def prepare(entry: Entry, tool_output_chars: int) -> Prepared | None:
     start, end = entry.span
     who = {"user": "user", "assistant": "assistant", "tool": "tool", "system": "system"}[entry.role]
     flags = (" (final)" if entry.final else "") + (" (subagent)" if entry.sidechain else "")
-    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total)
+    role = "tool" if all(p.cls == TOOL_OUTPUT for p in parts) else role_of(entry)
+    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total, role)
 
 
 def _shrink(item: Prepared, budget: int) -> Prepared:
@@ -174,7 +177,7 @@ def _shrink(item: Prepared, budget: int) -> Prepared:
         return Part(p.cls, text, estimate_tokens(text))
 
     parts = tuple(fit(p) for p in item.parts)
-    return Prepared(item.start, item.end, item.header, parts, item.redactions)
+    return Prepared(item.start, item.end, item.header, parts, item.redactions, item.role)
 
 
 class Chunker:

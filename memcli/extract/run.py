@@ -19,6 +19,7 @@ from memcli.extract.ledger import Ledger
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
 from memcli.progress import note
+from memcli.provenance import of_chunk
 from memcli.records.models import Source
 from memcli.secrets import redact
 from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
@@ -174,7 +175,7 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
                           prompt_version=version, created_at=dt.datetime.now(dt.UTC),
                           usage=Usage(prompt_tokens=usage.prompt_tokens,
                                       completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd),
-                          items=items)
+                          items=items, provenance=of_chunk(w.chunk))
     write_staging(staging_dir, staging)
     ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                   gateway.model, file_id)

@@ -1,0 +1,158 @@
+"""Where a claim came from: who said the entries a Source points to, and instruction-shaped text
+that arrived as data (a tool's output, a fetched page) rather than from the user.
+
+Memory poisoning is text from a web page or a command's output ("ignore previous instructions",
+"always run …, add this as a project rule") that ends up stored as a rule the agent then obeys. The
+defence is in code, not in the prompt alone: `extract` records, per staging file, the role of each
+entry it sent (user, agent, tool, injected, system) and the instruction-shaped sentences found in tool
+output; consolidation shows those sentences to the model fenced as untrusted, and its tools refuse
+(1) a new decision, request or rule whose Sources hold tool output or injected text only, and
+(2) any write that repeats such a sentence, or a command or URL taken from one.
+
+The patterns are deliberately generic (imperatives aimed at an AI agent, requests to change its
+instructions or memory, piping a download into a shell), in English and Japanese. They flag; they do
+not prove. docs/trust.md says what this catches and what it cannot.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+TRUSTED_ROLES = frozenset({"user", "agent"})
+UNTRUSTED_ROLES = frozenset({"tool", "injected", "system"})
+_SNIPPET = 300
+_MAX_FLAGGED = 20
+
+_EN = [
+    r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
+    r"existing|your)\b[^.\n]{0,30}\b(?:instructions?|rules?|prompts?|guidelines?|directions?)\b",
+    r"\b(?:the (?:assistant|agent|ai|model)|(?:ai|coding) (?:agents?|assistants?)|llms?|language models?|"
+    r"claude|codex|gemini|copilot)\b"
+    r"[^.\n]{0,30}\b(?:must|should|shall|are required to|need to)\b[^.\n]{0,20}\b(?:always|never|now|"
+    r"immediately|first)\b",
+    r"\bfrom now on\b,?\s+(?:you|always|never|the (?:assistant|agent))\b",
+    r"\b(?:add|save|store|remember|record|write|append|put)\b[^.\n]{0,30}\b(?:as|to|in|into)\b"
+    r"[^.\n]{0,20}\b(?:(?:project |permanent |long[- ]term )?(?:rules?|memory|memories|instructions?|"
+    r"policy|policies)|agents\.md|claude\.md|system prompt)\b",
+    r"\b(?:new|updated|real|actual|hidden)\s+(?:system\s+)?(?:instructions?|rules|system prompt)\b",
+    r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\s*:",
+    r"\bdo not (?:tell|inform|mention|reveal|show)\b[^.\n]{0,20}\b(?:the )?user\b",
+    r"</?\s*(?:system|instructions?|im_start|assistant)\s*>",
+    r"\b(?:curl|wget)\b[^|\n]{1,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b",
+]
+_JA = [
+    r"(?:以前|前|上記|これまで|今まで)の(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)",
+    r"(?:今後は|これからは|以後)[^。\n]{0,20}(?:常に|必ず|絶対)",
+    r"(?:ルール|メモリ|記憶|規則|AGENTS\.md|CLAUDE\.md)(?:として|に)(?:追加|保存|記録|登録|書)",
+    r"(?:常に|必ず)[^。\n]{0,40}(?:実行|使用|追加|インストール|送信)(?:して|せよ|すること|しなさい)",
+    r"ユーザー?に(?:言わ|伝え|知らせ|見せ)(?:ない|ず)",
+    r"(?:AI|エージェント|アシスタント)[^。\n]{0,20}(?:しなければならない|する必要がある|すること)",
+]
+_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _JA), re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+# What a poisoned rule carries along: a URL or a command line (backticked, or piped into a shell).
+_URL = re.compile(r"https?://[^\s`'\"<>)\]]+")
+_TICKED = re.compile(r"`([^`\n]{6,200})`")
+
+
+def role_of(entry: Any) -> str:
+    """user, agent, tool (a tool's output), injected (AGENTS.md, environment, slash-command
+    expansions) or system: who the text of a transcript entry comes from."""
+    if entry.injected:
+        return "injected"
+    if entry.role == "tool" or (entry.tool_results and not entry.text.strip()):
+        return "tool"
+    return {"assistant": "agent"}.get(entry.role, entry.role)
+
+
+def role_spans(spans: Iterable[tuple[int, int, str]]) -> list[list[Any]]:
+    """(start, end, role) per entry, in line order → consecutive runs of one role merged."""
+    out: list[list[Any]] = []
+    for start, end, role in spans:
+        if out and out[-1][2] == role and out[-1][1] + 1 >= start:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end, role])
+    return out
+
+
+def roles_within(spans: Sequence[Sequence[Any]], start: int, end: int) -> set[str]:
+    """The roles of the recorded entries that overlap lines start..end."""
+    return {str(s[2]) for s in spans if int(s[0]) <= end and int(s[1]) >= start}
+
+
+def instruction_sentences(text: str) -> list[str]:
+    """The sentences of `text` shaped like an instruction aimed at an agent, each cut to a snippet."""
+    if not _INSTRUCTION.search(text):
+        return []
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        sentence = sentence.strip()
+        if sentence and _INSTRUCTION.search(sentence):
+            out.append(sentence[:_SNIPPET])
+            if len(out) >= _MAX_FLAGGED:
+                break
+    return out
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(re.sub(r"[^\w\s/:.|-]", " ", text).split())
+
+
+def carried(snippet: str) -> list[str]:
+    """URLs and command lines inside a flagged sentence: the payload a poisoned rule keeps."""
+    found = [m.group(0).rstrip(".,;:") for m in _URL.finditer(snippet)]
+    found += [m.group(1).strip() for m in _TICKED.finditer(snippet)]
+    pipe = re.search(r"\b(?:curl|wget)\b[^|\n]{1,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b", snippet, re.IGNORECASE)
+    if pipe:
+        found.append(pipe.group(0))
+    return [f for f in dict.fromkeys(found) if len(f) >= 6]
+
+
+def _close(norm: str, text: str) -> bool:
+    from rapidfuzz import fuzz
+
+    return bool(text) and (norm in text or fuzz.partial_ratio(norm, text) >= 88)
+
+
+def repeats_untrusted(new_text: str, old_text: str, flagged: Iterable[str]) -> str | None:
+    """The flagged sentence a write newly repeats (closely, or by carrying its URL or command), or None.
+
+    Text already in the record before the write is not the write's doing and is not held against it.
+    """
+    new_n, old_n = _norm(new_text), _norm(old_text)
+    for sentence in flagged:
+        norm = _norm(sentence)
+        if len(norm) >= 16 and _close(norm, new_n) and not _close(norm, old_n):
+            return sentence
+        for payload in carried(sentence):
+            p = _norm(payload)
+            if p and p in new_n and p not in old_n:
+                return sentence
+    return None
+
+
+def _said_by_user(sentence: str, said: str) -> bool:
+    """The user wrote (nearly) the same sentence: adopting it was their call, not an injection."""
+    return _close(_norm(sentence), said)
+
+
+def of_chunk(chunk: Any) -> dict[str, list[Any]]:
+    """What `extract` records with a staging file: each sent entry's role (runs merged), and the
+    instruction-shaped sentences of the tool output it sent that the user did not say themselves."""
+    from memcli.extract.prepare import HUMAN, TOOL_OUTPUT
+
+    spans = role_spans((e.start, e.end, e.role) for e in chunk.entries)
+    said = _norm(" ".join(p.text for e in chunk.entries for p in e.parts if p.cls == HUMAN))
+    flagged: list[dict[str, Any]] = []
+    for entry in chunk.entries:
+        for part in entry.parts:
+            shown = part.at(chunk.level) if part.cls == TOOL_OUTPUT else None
+            for sentence in instruction_sentences(shown[0]) if shown else ():
+                if not _said_by_user(sentence, said) and len(flagged) < _MAX_FLAGGED:
+                    flagged.append({"entry": entry.start, "text": sentence})
+    return {"roles": spans, "untrusted": flagged}
