@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 TRUSTED_ROLES = frozenset({"user", "agent"})
@@ -156,3 +157,33 @@ def of_chunk(chunk: Any) -> dict[str, list[Any]]:
                 if not _said_by_user(sentence, said) and len(flagged) < _MAX_FLAGGED:
                     flagged.append({"entry": entry.start, "text": sentence})
     return {"roles": spans, "untrusted": flagged}
+
+
+@dataclass(frozen=True)
+class Trust:
+    """What one consolidation run knows of who said its material: per session, the role runs of
+    each staging file (by its Source range), and every flagged sentence."""
+
+    roles: dict[str, list[tuple[int, int, list[list[Any]]]]] = field(default_factory=dict)
+    flagged: tuple[str, ...] = ()
+
+    @classmethod
+    def of_staging(cls, files: Iterable[Any]) -> Trust:
+        roles: dict[str, list[tuple[int, int, list[list[Any]]]]] = {}
+        flagged: list[str] = []
+        for f in files:
+            if f.provenance.roles:
+                start, end = f.source.range
+                runs = [list(r) for r in f.provenance.roles]
+                roles.setdefault(f.source.session_id, []).append((start, end, runs))
+            flagged += [u.text for u in f.provenance.untrusted]
+        return cls(roles, tuple(dict.fromkeys(flagged)))
+
+    def roles_of(self, session_id: str, start: int, end: int) -> set[str] | None:
+        """Roles of the recorded entries in lines start..end, or None when nothing is recorded
+        there (a Source from an older staging file or an existing record: not judged)."""
+        found: set[str] | None = None
+        for lo, hi, runs in self.roles.get(session_id, ()):
+            if lo <= end and hi >= start:
+                found = (found or set()) | roles_within(runs, start, end)
+        return found

@@ -17,6 +17,7 @@ from memcli import history, progress
 from memcli.consolidate import agent, dispositions, gitops, inputs, journal, lock, message, scratch
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
+from memcli.provenance import Trust
 from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
@@ -102,6 +103,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             allowed_sources=staging.sources,
             knowledge_sources=material.candidate_sources,
             usage_rates=material.rates,
+            trust=Trust.of_staging(e.data for e in staging.entries),
         )
         cfg = ws.config.consolidate
         ledger = dispositions.Ledger([item for item, _ in dispositions.number_items(staging)], work.root)

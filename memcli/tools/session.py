@@ -10,6 +10,7 @@ from typing import Any
 
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
+from memcli.provenance import Trust
 from memcli.records.parse import parse_record
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
@@ -20,6 +21,7 @@ from memcli.tools.policy import (
     check_delete_kind,
     check_new_knowledge,
     check_reason,
+    check_trust,
     present_sources,
     source_keys,
 )
@@ -38,9 +40,11 @@ class ToolSession:
         knowledge_sources: Iterable[Any] | None,
         usage_rates: Mapping[str, float] | None = None,
         phase: str = "integration",
+        trust: Trust | None = None,
     ) -> None:
         self.workspace = workspace
         self.phase = phase
+        self._trust = trust  # who said the run's material (memcli.provenance); None: not checked
         self._allowed = source_keys(allowed_sources)
         if self._allowed is not None:
             # Sources already in memory may move between records (merge, split); see present_sources.
@@ -240,6 +244,8 @@ class ToolSession:
             if before is not None:
                 old_body, new_body = _body_chars(rel, before), _body_chars(rel, data)
                 violations += self._protection.check_shrink(rel, old_body, new_body)
+            if self._trust is not None:
+                violations += check_trust(rel, before, data, self._trust)
             if loc.kind is Kind.KNOWLEDGE and before is None:
                 violations += check_new_knowledge(
                     rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
