@@ -100,8 +100,10 @@ def usage_json(results: list[RunResult]) -> dict[str, Any]:
     }
 
 
-def print_nothing(ws: Workspace, opts: Options) -> None:
+def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], ...] = ()) -> None:
     count, size = inputs.staging_stats(ws)
+    for name, why in invalid:
+        print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
     cfg = ws.config.consolidate
     if opts.json:
         print(json.dumps({"result": "nothing-to-do", "staging_files": count, "staging_bytes": size,

@@ -158,9 +158,11 @@ def run(ws: Workspace, opts: Options) -> int:
     note = journal.recover(ws)
     if note:
         print(f"consolidate: {note}", file=sys.stderr)
-    # invalid staging files count toward the trigger but give a run nothing to do
-    if opts.if_needed and not (inputs.trigger_reached(ws) and inputs.load_staging(ws).entries):
-        print_nothing(ws, opts)
+    # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
+    # the trigger but give a run nothing to do either; they are reported, never consumed.
+    staged = inputs.load_staging(ws)
+    if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
+        print_nothing(ws, opts, staged.invalid)
         return 0
     from memcli.llm import preload
 

@@ -171,6 +171,12 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
         abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
     items = _redacted(items)
+    if _empty(items):
+        # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
+        # counts toward the consolidation trigger nor costs a consolidation run.
+        ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                      gateway.model, "")
+        return Result(w, "done", items, usage)
     staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
                           prompt_version=version, created_at=dt.datetime.now(dt.UTC),
                           usage=Usage(prompt_tokens=usage.prompt_tokens,
@@ -180,6 +186,10 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
     ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                   gateway.model, file_id)
     return Result(w, "done", items, usage)
+
+
+def _empty(items: ExtractedItems) -> bool:
+    return not (items.decisions or items.discussions or items.attempts or items.requests)
 
 
 def _redacted(items: ExtractedItems) -> ExtractedItems:

@@ -203,3 +203,17 @@ def test_if_needed_ignores_only_invalid_staging(repo_ws, fake_llm, capsys):
     (repo_ws / "memory/_staging/broken.json").write_text("{")
     assert run(Workspace.open(repo_ws), Options(if_needed=True)) == 0
     assert "nothing to do" in capsys.readouterr().out and fake_llm.calls == 0
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_nothing_staged_calls_no_model_and_changes_nothing(repo_ws, fake_llm, capsys, json_out):
+    """A plain `consolidate` (no --if-needed) with nothing staged has nothing to integrate."""
+    (repo_ws / "memory/_staging/s1.json").unlink()
+    before = (head(repo_ws), snapshot(repo_ws))
+    assert run(Workspace.open(repo_ws), Options(json=json_out)) == 0
+    out = capsys.readouterr().out
+    assert fake_llm.calls == 0 and (head(repo_ws), snapshot(repo_ws)) == before
+    if json_out:
+        assert json.loads(out)["result"] == "nothing-to-do"
+    else:
+        assert "nothing to do (0 staging files" in out

@@ -67,6 +67,7 @@ def test_codex_sample_sends_the_human_request_and_drops_injected_context(
 
 
 def test_second_run_calls_nothing_and_writes_nothing(fake_llm: FakeLLM, ws: Workspace, corpus: Path) -> None:
+    answer_items(fake_llm)
     assert run(ws, paths=[corpus / "claude-code"]) == 0
     calls, before = fake_llm.calls, sorted(p.name for p in ws.staging_dir.iterdir())
     assert run(ws, paths=[corpus / "claude-code"], as_json=True) == 0
@@ -89,6 +90,7 @@ def test_json_summary(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path, capsys) 
 
 
 def test_appended_entries_only_are_extracted(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path) -> None:
+    answer_items(fake_llm)
     path = write_jsonl(tmp_path / "s.jsonl", conversation(4))
     run(ws, paths=[path])
     write_jsonl(path, conversation(3, start=4), append=True)
@@ -118,6 +120,7 @@ def test_rewritten_file_is_reextracted_and_reported(fake_llm: FakeLLM, ws: Works
 
 
 def test_active_sessions_wait(fake_llm: FakeLLM, tmp_path: Path, capsys) -> None:
+    answer_items(fake_llm)
     ws = make_ws(tmp_path / "w", extract={"idle_minutes": 30})
     write_jsonl(tmp_path / "fresh.jsonl", conversation(2, ts=old(minutes=1)))
     write_jsonl(tmp_path / "done.jsonl", conversation(2, ts=old(minutes=90)))
@@ -128,6 +131,7 @@ def test_active_sessions_wait(fake_llm: FakeLLM, tmp_path: Path, capsys) -> None
 
 def test_stale_lists_and_redoes_spans_of_an_old_model(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path,
                                                       capsys) -> None:
+    answer_items(fake_llm)
     a = write_jsonl(tmp_path / "a.jsonl", conversation(4))
     run(ws, paths=[a])
     b = write_jsonl(tmp_path / "b.jsonl", conversation(2))
@@ -253,9 +257,30 @@ def test_without_paths_the_workspace_sessions_are_discovered(fake_llm: FakeLLM, 
     sample = FIXTURES / "claude-code" / "d-kimuson__claude-code-viewer" / "sample-project"
     shutil.copy(sample / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", project)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    answer_items(fake_llm)
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini"))
     assert cli("extract", "-w", str(ws.root)) == 0
     assert [f.source.session_id for f in staged(ws)] == ["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
     sent = fake_llm.requests[0]["messages"][-1]["content"]
     assert "@CLAUDE.md を最新の状態にアップデートしてください" in sent
+
+
+def test_an_empty_answer_goes_to_the_ledger_only(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path,
+                                                 capsys) -> None:
+    """Most chunks say nothing worth keeping: no staging file for them, so they never reach the
+    consolidation trigger, and the span is still never sent again."""
+    chat = write_jsonl(tmp_path / "t" / "chat.jsonl", conversation(4))
+    rows = conversation(4)
+    rows[0]["content"] = "DECIDE: keep the index in SQLite"
+    kept = write_jsonl(tmp_path / "t" / "kept.jsonl", rows)
+    nothing = {"decisions": [], "discussions": [], "attempts": [], "requests": []}
+    fake_llm.responder = lambda body: Reply(content=json.dumps(
+        ITEMS if "DECIDE" in body["messages"][-1]["content"] else nothing))
+    assert run(ws, paths=[chat, kept]) == 0
+    assert [f.source.session_id for f in staged(ws)] == ["kept"]
+    assert "2 extracted" in capsys.readouterr().out
+    assert run(ws, paths=[chat, kept]) == 0 and fake_llm.calls == 2
+    spans = [json.loads(line) for line in (ws.state_dir / "extract-ledger.jsonl").read_text().splitlines()]
+    written = sorted((s["session_id"], bool(s["staging_id"])) for s in spans)
+    assert written == [("chat", False), ("kept", True)]
