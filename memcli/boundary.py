@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from memcli.errors import EXIT_BUG, EXIT_USAGE, MemcliError
+from memcli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, MemcliError
 
 
 def crash_log_dir() -> Path:
@@ -77,10 +77,10 @@ def run_guarded(entry: Callable[[], int | None]) -> int:
         return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
     except aborts:
         print("Aborted.", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as exc:  # the boundary for bugs: never turned into a friendly user error

@@ -27,6 +27,7 @@ class Tally:
         self.cost: float | None = None
         self.failures: list[str] = []
         self.fatal: str | None = None
+        self.interrupted = False  # Ctrl-C: what was received is kept, the rest waits for the next run
         self.redactions = sum(w.chunk.redactions for w in todo.work)
 
     @property
@@ -61,6 +62,7 @@ class Tally:
             "items": self.items, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
             "redactions": self.redactions, "failures": self.failures, "error": self.fatal,
+            "interrupted": self.interrupted,
         }
 
 
@@ -91,6 +93,10 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out(f"failed:   {line} (left for the next run)")
     if tally.fatal:
         sys.stderr.write(f"Error: {tally.fatal}\n")
+    if tally.interrupted:
+        kept = s["done"] + s["recovered"]
+        sys.stderr.write(f"Interrupted: kept the {kept} chunk(s) already answered; the next run extracts "
+                         "the rest.\n")
 
 
 def print_dry_run(todo: Plan, as_json: bool) -> None:

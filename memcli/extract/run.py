@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import socket
-import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli import history
-from memcli.errors import UsageError
-from memcli.extract import prompt
+from memcli.errors import EXIT_INTERRUPTED, UsageError
+from memcli.extract import pool, prompt
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
@@ -77,20 +77,31 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         print_dry_run(todo, as_json)
         return 0
     tally = Tally(todo)
-    if todo.work:
-        gateway = gateway or Gateway.from_config(workspace, "extract", model)
-        run_id = f"extract-{uuid.uuid4().hex[:12]}"
-        started = history.now()
-        # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
-        history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
-                                              "pid": os.getpid(), "host": socket.gethostname()})
-        try:
-            for result in _execute(todo, gateway, ledger, workspace, version, as_json):
-                tally.add(result.work, result.status, result.items, result.usage, result.error)
-        finally:
-            history.record(workspace, "extract", _history_entry(run_id, started, tally))
-    print_summary(tally, as_json)
+    with pool.one_interrupt():
+        if todo.work:
+            gateway = gateway or Gateway.from_config(workspace, "extract", model)
+            _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
+        print_summary(tally, as_json)
+    if tally.interrupted:
+        return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
+
+
+def _extract_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, workspace: Workspace,
+                 version: str, quiet: bool) -> None:
+    run_id = f"extract-{uuid.uuid4().hex[:12]}"
+    started = history.now()
+    # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
+    history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
+                                          "pid": os.getpid(), "host": socket.gethostname()})
+    try:
+        for result in _execute(todo, gateway, ledger, workspace, version, quiet):
+            tally.add(result.work, result.status, result.items, result.usage, result.error)
+    except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
+        tally.interrupted = True
+        tally.status["skipped"] += len(todo.work) - sum(tally.status.values())
+    finally:
+        history.record(workspace, "extract", _history_entry(run_id, started, tally))
 
 
 def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]:
@@ -100,7 +111,8 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
     error = tally.fatal or (f"{tally.failed} chunk(s) failed: {first}" if first else None)
     return {
         "run_id": run_id, "started_at": started, "finished_at": history.now(),
-        "result": "failed" if failed else ("done" if done == len(tally.plan.work) else "partial"),
+        "result": "interrupted" if tally.interrupted else "failed" if failed else (
+            "done" if done == len(tally.plan.work) else "partial"),
         "error": error, "counts": {"chunks": done, **tally.items},
         "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
         "cost_usd": tally.cost,
@@ -108,46 +120,34 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
 
 
 def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace, version: str,
-             quiet: bool) -> list[Result]:
+             quiet: bool) -> Iterator[Result]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    abort = threading.Event()
+    gate = pool.Gate()
     console = Console(stderr=True)
-    left = {}
+    left: dict[str, int] = {}
     for w in todo.work:
         left[w.key] = left.get(w.key, 0) + 1
-    results: list[Result] = []
     columns = (TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, disable=quiet or not console.is_terminal) as bar:
         sessions = bar.add_task("sessions", total=len(left))
         chunks = bar.add_task("chunks", total=len(todo.work))
-        pool = ThreadPoolExecutor(max_workers=workspace.config.extract.concurrency,
-                                  thread_name_prefix="extract")
-        try:
-            futures: list[Future[Result]] = [
-                pool.submit(_one, w, gateway, ledger, workspace.staging_dir, version, abort)
-                for w in todo.work]
-            for future in as_completed(futures):
-                result = future.result()
-                results.append(result)
-                bar.advance(chunks)
-                left[result.work.key] -= 1
-                if not left[result.work.key]:
-                    bar.advance(sessions)
-        except BaseException:
-            abort.set()  # Ctrl-C: chunks not started stay unrecorded and are done next time
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-    return results
+        work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
+                                 version=version, gate=gate)
+        for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
+            yield result
+            bar.advance(chunks)
+            left[result.work.key] -= 1
+            if not left[result.work.key]:
+                bar.advance(sessions)
 
 
 def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: str,
-         abort: threading.Event) -> Result:
+         gate: pool.Gate) -> Result:
     from memcli.llm import InvalidOutput, LLMError
 
-    if abort.is_set():
+    if gate.abort.is_set():
         return Result(w, "skipped")
     start, end = w.chunk.range
     source = Source(session_id=w.info.session_id, range=(start, end))
@@ -160,31 +160,38 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
         except ValueError:
             items = None  # not ours to judge here: consolidation reports a bad staging file
         if items is not None:
-            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
-                          gateway.model, file_id)
+            with gate.writing() as allowed:
+                if not allowed:
+                    return Result(w, "skipped")
+                ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                              gateway.model, file_id)
             return Result(w, "recovered", items)
     try:
         items, usage = gateway.structured(messages, ExtractedItems)
     except InvalidOutput as exc:
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
-        abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
+        gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
     items = _redacted(items)
-    if _empty(items):
-        # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
-        # counts toward the consolidation trigger nor costs a consolidation run.
+    with gate.writing() as allowed:
+        if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
+            return Result(w, "skipped")
+        if _empty(items):
+            # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
+            # counts toward the consolidation trigger nor costs a consolidation run.
+            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                          gateway.model, "")
+            return Result(w, "done", items, usage)
+        staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
+                              prompt_version=version, created_at=dt.datetime.now(dt.UTC),
+                              usage=Usage(prompt_tokens=usage.prompt_tokens,
+                                          completion_tokens=usage.completion_tokens,
+                                          cost_usd=usage.cost_usd),
+                              items=items, provenance=of_chunk(w.chunk))
+        write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
-                      gateway.model, "")
-        return Result(w, "done", items, usage)
-    staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
-                          prompt_version=version, created_at=dt.datetime.now(dt.UTC),
-                          usage=Usage(prompt_tokens=usage.prompt_tokens,
-                                      completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd),
-                          items=items, provenance=of_chunk(w.chunk))
-    write_staging(staging_dir, staging)
-    ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
-                  gateway.model, file_id)
+                      gateway.model, file_id)
     return Result(w, "done", items, usage)
 
 

@@ -64,3 +64,53 @@ def test_killed_between_staging_write_and_ledger_is_recovered_without_a_call(
     assert "1 recovered" in capsys.readouterr().out
     assert fake_llm.calls == 1 and len(staged(ws)) == 1
     assert run(ws, paths=[path]) == 0 and fake_llm.calls == 1
+
+
+def _start_and_wait(fake_llm: FakeLLM, tmp_path: Path) -> tuple[subprocess.Popen, object, Path]:
+    """8 sessions, 2 at a time: the first two answers arrive, every later request hangs for a minute
+    (far beyond the one second Ctrl-C is allowed to take)."""
+    ws = make_ws(tmp_path / "ws", extract={"concurrency": 2, "timeout_s": 60})
+    sessions = tmp_path / "sessions"
+    for i in range(8):
+        write_jsonl(sessions / f"s{i}.jsonl", conversation(3))
+    answered = iter(range(2))
+    fake_llm.responder = lambda body: (Reply(content=json.dumps(ITEMS)) if next(answered, None) is not None
+                                       else Reply(content=json.dumps(ITEMS), delay=60))
+    proc = subprocess.Popen([sys.executable, "-m", "memcli", "extract", "-w", str(ws.root), str(sessions)],
+                            env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(staged(ws)) >= 2 and fake_llm.calls >= 4:  # two kept, two hanging in flight
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    return proc, ws, sessions
+
+
+def test_ctrl_c_stops_at_once_keeps_what_was_answered_and_is_recorded_as_interrupted(
+        fake_llm: FakeLLM, tmp_path: Path) -> None:
+    proc, ws, sessions = _start_and_wait(fake_llm, tmp_path)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C
+    try:
+        out, err = proc.communicate(timeout=15)  # the hanging requests would hold it for 60 s
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("extract did not stop on Ctrl-C") from None
+    assert proc.returncode == 130, (out.decode(), err.decode())
+    assert "Traceback" not in err.decode() and "Interrupted: kept the 2 chunk(s)" in err.decode()
+    assert "2 extracted" in out.decode() and "6 not started" in out.decode()
+    assert len(staged(ws)) == 2
+    assert not [p for p in ws.staging_dir.iterdir() if p.name.startswith(".")]
+
+    status = subprocess.run([sys.executable, "-m", "memcli", "status", "--json", "-w", str(ws.root)],
+                            env=dict(os.environ), capture_output=True, text=True)
+    last = json.loads(status.stdout)["last_extract"]
+    assert status.returncode == 1 and last["result"] == "interrupted" and last["counts"]["chunks"] == 2
+
+    fake_llm.responder = lambda body: Reply(content=json.dumps(ITEMS))
+    calls = fake_llm.calls
+    assert run(ws, paths=[sessions]) == 0
+    assert fake_llm.calls == calls + 6  # only the six not kept are asked again
+    assert len({f.source.session_id for f in staged(ws)}) == 8

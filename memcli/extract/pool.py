@@ -1,0 +1,97 @@
+"""Extract's chunks on a few daemon threads, so that Ctrl-C stops at once.
+
+A ThreadPoolExecutor's workers are joined when the interpreter exits: after Ctrl-C the process
+waited, silent, for every request in flight (up to the request timeout), and a second Ctrl-C broke
+that join with a traceback. Daemon workers are not joined; the requests they wait on are abandoned.
+The `Gate` makes abandoning them safe: a worker writes results (staging file, ledger line) only while
+holding it, and once it is closed nothing more is written, so what was kept is exactly what was
+recorded, and the abandoned chunks are extracted by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Gate:
+    def __init__(self) -> None:
+        self.abort = threading.Event()  # start no further chunk (Ctrl-C, or a fatal model error)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[bool]:
+        """Hold while writing one chunk's results; yields False once the run was interrupted."""
+        with self._lock:
+            yield not self._closed
+
+    def close(self) -> None:
+        """Wait for a write in progress (milliseconds), then allow none."""
+        self.abort.set()
+        with self._lock:
+            self._closed = True
+
+
+def run_all(jobs: list[T], work: Callable[[T], R], workers: int, gate: Gate) -> Iterator[R]:
+    """Yield `work(job)` for every job, in completion order, on at most `workers` daemon threads.
+    Ctrl-C (KeyboardInterrupt here) closes the gate and propagates."""
+    todo: queue.SimpleQueue[T] = queue.SimpleQueue()
+    for job in jobs:
+        todo.put(job)
+    done: queue.SimpleQueue[tuple[bool, R | BaseException]] = queue.SimpleQueue()
+
+    def worker() -> None:
+        while True:
+            try:
+                job = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put((True, work(job)))
+            except BaseException as exc:  # a bug in a worker: re-raised in the caller's thread
+                done.put((False, exc))
+                return
+
+    for i in range(min(workers, len(jobs))):
+        threading.Thread(target=worker, name=f"extract-{i}", daemon=True).start()
+    try:
+        for _ in jobs:
+            ok, value = done.get()
+            if not ok:
+                raise value  # type: ignore[misc]
+            yield value  # type: ignore[misc]
+    except BaseException:
+        gate.close()
+        raise
+
+
+@contextlib.contextmanager
+def one_interrupt() -> Iterator[None]:
+    """The first Ctrl-C raises KeyboardInterrupt; later ones are ignored from then on, so neither the
+    short clean-up (recording what was kept) nor the exit after it can be broken into a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    interrupted = False
+
+    def first(signum: int, frame: object) -> None:
+        nonlocal interrupted
+        interrupted = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        if not interrupted:  # after a Ctrl-C the command is ending: stay deaf to the next one
+            signal.signal(signal.SIGINT, previous)
