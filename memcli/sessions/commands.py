@@ -46,12 +46,10 @@ def parse_spec(spec: str) -> tuple[str, tuple[int, int] | None]:
     session, sep, tail = spec.strip().rpartition(":")
     if not sep:
         session, tail = spec.strip(), ""
-    match = _RANGE.match(tail) if tail else None
-    if tail and not match:
-        if not re.fullmatch(r"[\d\s-]+", tail):
-            session, match = spec.strip(), None  # a colon inside the id, no range
-        else:
-            raise UsageError(f"{spec!r}: write the range as SESSION:START-END with 0-based entry indices")
+    match = _RANGE.match(tail.strip())
+    if sep and not match:  # `id:`, `id:x-y`: no agent's session id holds a colon, so this is a typo
+        raise UsageError(f"{spec!r}: write the range as SESSION:START-END (or SESSION:N) with 0-based "
+                         "entry indices, or give the SESSION alone for all of it")
     if not session:
         raise UsageError(f"{spec!r}: no session id before the range (SESSION:START-END)")
     if match is None:

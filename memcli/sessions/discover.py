@@ -224,7 +224,14 @@ def find_session(workspace, session_id: str, paths: list[Path] | None = None,
     if not matches:
         raise UnknownSession(f"no session {session_id!r} among the {len(infos)} sessions of this workspace "
                              "(see `memcli sessions`; pass its file with --path)")
+    main = [i for i in matches if "parent" not in i.extra]
+    if not exact and len(main) == 1:
+        matches = main  # a prefix means the session, not its subagent side files (Claude Code)
     if len(matches) > 1:
+        if len({i.session_id for i in matches}) == 1:  # the same id in two files: only paths differ
+            where = "; ".join(str(i.path) for i in matches[:5])
+            raise UsageError(f"session {session_id!r} is in {len(matches)} files ({where}); "
+                             "pick one with --path FILE")
         ids = ", ".join(i.session_id for i in matches[:5])
         raise UsageError(f"session {session_id!r} is ambiguous: {ids}; give more of the id")
     return scan_info(matches[0]) if scan else matches[0]

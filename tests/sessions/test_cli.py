@@ -100,18 +100,50 @@ def test_source_codex_and_aider(capsys, monkeypatch, tmp_path: Path) -> None:
     ("nope:1-2", 1, "no session 'nope'"),
     ("5c0375b4:50-60", 1, "out of range: the session spans lines 0-52"),
     ("5c0375b4:5-2", 2, "ends before it starts"),
-    ("5c0375b4:x-y", 2, None),
+    ("5c0375b4:x-y", 2, "write the range as SESSION:START-END"),
+    ("5c0375b4:", 2, "write the range as SESSION:START-END"),
+    ("5c0375b4:3-", 2, "write the range as SESSION:START-END"),
     (":3-4", 2, "no session id"),
 ])
 def test_source_errors_are_one_line(capsys, monkeypatch, tmp_path: Path, spec: str, code: int,
-                                    message: str | None) -> None:
+                                    message: str) -> None:
     monkeypatch.chdir(tmp_path)
     got, out, err = run(capsys, "source", spec, "--path", str(VIEWER))
-    if spec == "5c0375b4:x-y":  # not a range: read as an id containing a colon, which does not exist
-        assert got == 1 and "no session '5c0375b4:x-y'" in err
-        return
     assert got == code and out == "" and err.startswith("Error: ") and err.count("\n") == 1
     assert message in err
+
+
+def test_a_prefix_means_the_main_session_not_its_subagent_side_files(capsys, monkeypatch,
+                                                                     tmp_path: Path) -> None:
+    """Claude Code writes `agent-*.jsonl` beside the session; their ids start with the session's."""
+    monkeypatch.chdir(tmp_path)
+    private = FIX / "claude-code" / "codemie-ai__codemie-code" / "-tmp-private"
+    code, out, err = run(capsys, "source", "4c2ddfdc:3-5", "--path", str(private), "--json")
+    assert code == 0, err
+    assert json.loads(out)["session_id"] == "4c2ddfdc-b619-4525-8d03-1950fb1b0257"
+    code, out, _ = run(capsys, "source", "4c2ddfdc-b619-4525-8d03-1950fb1b0257/agent-365", "--path",
+                       str(private), "--json")
+    assert code == 0 and json.loads(out)["session_id"].endswith("/agent-36541525")
+    code, _, err = run(capsys, "source", "4c2ddfdc-b619-4525-8d03-1950fb1b0257/agent-", "--path",
+                       str(private))
+    assert code == 2 and "ambiguous" in err and "agent-50243ee8" in err and "agent-36541525" in err
+
+
+def test_the_same_id_in_two_files_is_told_apart_by_path(capsys, monkeypatch, tmp_path: Path) -> None:
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    name = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    for copy in ("old-checkout", "new-checkout"):
+        (tmp_path / copy).mkdir()
+        shutil.copy(VIEWER / "sample-project" / name, tmp_path / copy / name)
+    both = ["--path", str(tmp_path / "old-checkout"), "--path", str(tmp_path / "new-checkout")]
+    code, out, err = run(capsys, "source", "5c0375b4:3-5", *both)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert str(tmp_path / "old-checkout" / name) in err and str(tmp_path / "new-checkout" / name) in err
+    assert "--path" in err
+    code, out, _ = run(capsys, "source", "5c0375b4:3-5", "--path", str(tmp_path / "new-checkout" / name))
+    assert code == 0 and "new-checkout" in out
 
 
 def test_parse_spec_and_since() -> None:
