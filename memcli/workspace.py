@@ -80,12 +80,17 @@ def locate(rel: str) -> Location:
     return Location(kind, name[: -len(".md")])
 
 
+def is_root(directory: Path) -> bool:
+    """A workspace root has `memory/`, a memcli.toml, or a `[tool.memcli]` table in pyproject.toml."""
+    if (directory / "memory").is_dir() or (directory / CONFIG_FILE).is_file():
+        return True
+    return (directory / "pyproject.toml").is_file() and config_source(directory) is not None
+
+
 def find_root(start: Path) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
-        if (directory / "memory").is_dir() or (directory / CONFIG_FILE).is_file():
-            return directory
-        if (directory / "pyproject.toml").is_file() and config_source(directory) is not None:
+        if is_root(directory):
             return directory
     return None
 

@@ -114,3 +114,18 @@ def test_help_and_version_exit_0_in_a_real_process(tmp_path: Path) -> None:
         )
         assert proc.returncode == 0, (argv, proc.stderr)
         assert proc.stdout
+
+
+def test_lint_pointed_at_a_folder_without_memory_fails_as_without_w(tmp_path: Path, capsys,
+                                                                  monkeypatch) -> None:
+    """A CI step with the wrong -w must not go green on '0 files checked'."""
+    wrong = tmp_path / "not-a-workspace"
+    wrong.mkdir()
+    monkeypatch.chdir(wrong)
+    plain = _main(capsys, "lint")
+    pointed = _main(capsys, "lint", "-w", str(wrong))
+    for code, out, err in (plain, pointed):
+        assert code == 2 and out == "" and err.startswith("Error: ") and err.count("\n") == 1
+    assert "memcli init" in pointed[2] and str(wrong) in pointed[2]
+    (wrong / "memcli.toml").write_text("")  # a config alone makes it a (still empty) workspace
+    assert _main(capsys, "lint", "-w", str(wrong))[0] == 0

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError, WorkspaceNotFound
 from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
 from memcli.lint.format import FORMATS, render_github, render_json, render_plain, render_sarif, render_text
 from memcli.lint.snapshot import Snapshot
-from memcli.workspace import Workspace, locate
+from memcli.workspace import Workspace, is_root, locate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -81,6 +81,9 @@ def run(
     console: Console | None = None,
 ) -> int:
     fmt = resolve_format(fmt)
+    if not is_root(workspace.root):  # `-w wrong/folder` in CI must not pass with "0 files checked"
+        raise WorkspaceNotFound(f"{workspace.root} is not a memcli workspace (no memory/ folder or "
+                                "memcli.toml): pass the right --workspace, or run `memcli init` there")
     targets = _targets(workspace, paths, paths_only)
     cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint) if use_cache else None
     snapshot = Snapshot(workspace, cache=cache)
