@@ -140,3 +140,26 @@ def _has_module(name: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(name) is not None
+
+
+def test_plain_script_hook_needs_no_xargs(repo: Path, tmp_path: Path) -> None:
+    """BSD/macOS xargs runs nothing on empty input: the hook must not depend on it. Here `xargs` is
+    one that never runs its command, so a hook that still pipes into it would let everything pass."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xargs").write_text("#!/bin/sh\ncat >/dev/null\nexit 0\n", encoding="utf-8")
+    (bin_dir / "xargs").chmod(0o755)
+    hook = repo / ".git/hooks/pre-commit"
+    shutil.copy(REPO / "hooks/pre-commit", hook)
+    hook.chmod(0o755)
+    env = {**os.environ, "MEMCLI": f"{shlex.quote(sys.executable)} -m memcli",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    _exercise(repo, env)
+    # a name with a space and Japanese reaches the Linter intact (one argument, not three)
+    (repo / "memory/decisions/日本語 の名前.md").write_text(_decision("Done"), encoding="utf-8")
+    _git(repo, "add", "-A")
+    blocked = subprocess.run(["git", "commit", "-m", "odd name"], cwd=repo, env=env, capture_output=True,
+                             text=True, timeout=180)
+    out = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0 and "no such file" not in out
+    assert "memory/decisions/日本語 の名前.md" in out
