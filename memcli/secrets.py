@@ -181,9 +181,23 @@ def _credential_value_ok(value: str) -> bool:
     return _classes(value) >= 2 and _entropy(value) >= 3.0
 
 
-def _passes(check: str, value: str) -> bool:
+_PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd")
+
+
+def _password_value_ok(value: str) -> bool:
+    """Under a password key (`DB_PASSWORD=`, frontmatter `password:`) a human-chosen password
+    counts though it repeats itself (`hunter2hunter2`): less entropy, still not a word, code or a
+    placeholder."""
+    if _PLACEHOLDER.match(value) or _CODEISH.search(value) or _WORDS.match(value):
+        return False
+    if value.isdigit() or not any(c.isalnum() for c in value):
+        return False
+    return _classes(value) >= 2 and _entropy(value) >= 2.5
+
+
+def _passes(check: str, value: str, key: str = "") -> bool:
     if check == "value":
-        return _credential_value_ok(value)
+        return _credential_value_ok(value) or (bool(_PASSWORD_KEY.search(key)) and _password_value_ok(value))
     if check == "token":
         return not _PLACEHOLDER.match(value) and _classes(value) >= 2
     if check == "placeholder":
@@ -251,7 +265,7 @@ def find_secrets(text: str) -> Iterator[SecretMatch]:
             continue
         for m in pat.scan(text, lowered):
             start, end = m.span(pat.group)
-            if start < 0 or not _passes(pat.check, text[start:end]):
+            if start < 0 or not _passes(pat.check, text[start:end], text[m.start():start]):
                 continue
             found.append(SecretMatch(pat.kind, start, end))
     found.sort(key=lambda s: (s.start, -(s.end - s.start)))

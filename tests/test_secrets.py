@@ -75,6 +75,10 @@ sample("credential-assignment", "ENCRYPTION_KEY={}", rand(32) + "==")
 sample("credential-assignment", "パスワード設定: api_key: {} を使う", rand(24))
 sample("credential-assignment", '{{"cmd": "export API_TOKEN=\\"{}\\""}}', rand(30))
 sample("credential-flag", "mysql -u root --password {} db", "9xQ!" + rand(10))
+# Human-chosen passwords repeat themselves (low entropy); a password key is signal enough.
+sample("credential-assignment", "DB_PASSWORD={}", "hunter2hunter2")
+sample("credential-assignment", "---\ncreated_at: 2026-01-01\npassword: {}\n---\nBody.\n", "hunter2hunter2")
+sample("credential-assignment", "smtp_passwd: '{}'", "letmein2024")
 
 
 @pytest.mark.parametrize("kind, text, secret", SAMPLES,
@@ -124,6 +128,12 @@ ORDINARY = [
     "パスワードは環境変数から読む (password = os.getenv('PW'))",
     "tokens: 12,345 in, 678 out; cost $0.0123",
     "--password-file ~/.pgpass",
+    "password: optional",
+    "password_min_length: 12345678",
+    "password: read-from-vault",
+    "the passwd file is /etc/passwd",
+    "password_reset: enabled_by_default",
+    "DB_PASSWORD=${DB_PASSWORD:-changeme}",
 ]
 
 

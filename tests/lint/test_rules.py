@@ -344,3 +344,12 @@ def test_secret_lines_count_file_lines_with_bom_and_crlf(tmp_path: Path) -> None
     data = b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()
     ws = Workspace.open(make_workspace(tmp_path, {"memory/decisions/a.md": data}))
     assert positions(lint(ws)) == {("unknown-field", 8), ("secret", 8), ("secret", 12)}
+
+
+def test_a_password_in_frontmatter_and_an_env_assignment_are_secrets(tmp_path: Path) -> None:
+    text = record("decision", password="hunter2hunter2", body="ok\n\nDB_PASSWORD=hunter2hunter2\n")
+    ws = Workspace.open(make_workspace(tmp_path, {"memory/decisions/a.md": text}))
+    found = positions(lint(ws))
+    password_line = text.splitlines().index("password: hunter2hunter2") + 1
+    body_line = text.splitlines().index("DB_PASSWORD=hunter2hunter2") + 1
+    assert {("secret", password_line), ("secret", body_line)} <= found
