@@ -9,8 +9,9 @@ Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
 - assistant `message` → assistant (`phase: final_answer` → final); `function_call` / `custom_tool_call`
   / `web_search_call` / `local_shell_call` → assistant with one tool call (JSON-string arguments parsed);
   `*_output` → role tool with one result, injected.
-- `session_meta`, `turn_context`, `reasoning`, the other `event_msg`s (agent_message duplicates the
-  assistant message; token_count feeds the token total) are ignored.
+- `session_meta`, `turn_context`, `reasoning`, the other known `event_msg`s (agent_message duplicates
+  the assistant message; token_count feeds the token total) are ignored; a `response_item` or
+  `event_msg` type memcli does not know is counted as skipped (`unknown-response_item` / `unknown-event_msg`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,23 @@ _INJECTED = re.compile(
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _CALLS = {"function_call", "custom_tool_call", "web_search_call", "local_shell_call"}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+# Types read and deliberately ignored (nothing a memory needs, or a duplicate of another line). A type
+# in neither list is counted as skipped, like an unknown top-level type: a newer Codex that starts
+# writing something new shows up in `memcli sessions` instead of vanishing silently.
+_IGNORED_ITEMS = {"reasoning", "ghost_snapshot", "compaction", "compaction_summary", "other"}
+_IGNORED_EVENTS = {
+    "agent_message", "agent_message_delta", "agent_reasoning", "agent_reasoning_delta",
+    "agent_reasoning_raw_content", "agent_reasoning_raw_content_delta", "agent_reasoning_section_break",
+    "token_count", "task_started", "task_complete", "turn_aborted", "turn_diff", "plan_update",
+    "session_configured", "shutdown_complete", "background_event", "stream_error", "error", "warning",
+    "exec_command_begin", "exec_command_output_delta", "exec_command_end", "exec_approval_request",
+    "apply_patch_approval_request", "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin",
+    "mcp_tool_call_end", "web_search_begin", "web_search_end", "view_image_tool_call",
+    "entered_review_mode", "exited_review_mode", "context_compacted", "item_started", "item_completed",
+    "raw_response_item", "undo_started", "undo_completed", "deprecation_notice", "user_shell_command",
+    "get_history_entry_response", "mcp_list_tools_response", "list_custom_prompts_response",
+    "conversation_path", "mcp_startup_update", "mcp_startup_complete",
+}
 
 
 def sniff(obj: dict[str, Any]) -> bool:
@@ -131,7 +149,11 @@ def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -
         else:
             if kind == "event_msg" and sub == "token_count":
                 _count_tokens(payload, stats)
-            stats.ignored += 1
+            if (kind == "event_msg" and sub not in _IGNORED_EVENTS) or (
+                    kind == "response_item" and sub not in _IGNORED_ITEMS):
+                stats.skip(f"unknown-{kind}")
+            else:
+                stats.ignored += 1
             continue
         if pending is not None:
             yield pending

@@ -144,3 +144,19 @@ def test_plain_jsonl_tool_call_arguments_are_parsed_like_codex(tmp_path):
     (entry,) = list(stream)
     assert [c.arguments for c in entry.tool_calls] == [
         {"file_path": "knowledge/a.md"}, "not json", {"command": "ls"}]
+
+
+def test_codex_unknown_item_and_event_types_are_counted_as_skipped(tmp_path: Path) -> None:
+    """A newer Codex writing something new shows up as skipped lines, as unknown top-level types do."""
+    lines = CODEX.read_bytes().splitlines()
+    new = [b'{"timestamp": "2026-05-11T08:30:00Z", "type": "response_item", "payload": {"type": "hologram"}}',
+           b'{"timestamp": "2026-05-11T08:30:00Z", "type": "event_msg", "payload": {"type": "telepathy"}}',
+           b'{"timestamp": "2026-05-11T08:30:00Z", "type": "event_msg", "payload": {"type": "task_started"}}']
+    path = tmp_path / CODEX.name
+    path.write_bytes(b"\n".join([lines[0], *new, *lines[1:]]) + b"\n")
+    _, entries, stats = read_all(path)
+    _, clean, clean_stats = read_all(CODEX)
+    assert len(entries) == len(clean) and clean_stats.skipped == 0
+    assert stats.skipped == 2
+    assert stats.reasons == {"unknown-response_item": 1, "unknown-event_msg": 1}
+    assert stats.ignored == clean_stats.ignored + 1  # task_started: known, nothing to keep
