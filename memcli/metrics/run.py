@@ -57,20 +57,31 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
     console = _console(out)
     rows = [m for m in metrics.records.values() if show_all or m.count]
     rows.sort(key=lambda m: (-m.rate, m.path))
-    table = Table(title=f"Explicit invokes per million session tokens (protect at ≥ {metrics.threshold:g})")
-    for name, justify in (("record", "left"), ("invokes", "right"), ("rate", "right"),
-                          ("last use", "left"), ("protected", "center")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for m in rows:
-        item = record_json(m)
-        last = (item["last_use"] or "-")[:16].replace("T", " ")
-        name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
-        table.add_row(name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no")
-    console.print(table)
+    counted = sum(m.count for m in metrics.records.values())
+    if rows:
+        title = f"Explicit invokes per million session tokens (protect at ≥ {metrics.threshold:g})"
+        table = Table(title=title)
+        for name, justify in (("record", "left"), ("invokes", "right"), ("rate", "right"),
+                              ("last use", "left"), ("protected", "center")):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for m in rows:
+            item = record_json(m)
+            last = (item["last_use"] or "-")[:16].replace("T", " ")
+            name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
+            table.add_row(name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no")
+        console.print(table)
+    elif metrics.records:
+        console.print("No record has been invoked yet (--all lists every record).")
     hidden = len(metrics.records) - len(rows)
-    tail = f"; {hidden} records without invokes hidden (--all shows them)" if hidden else ""
-    console.print(f"{metrics.sessions} sessions, {metrics.tokens:,} tokens; this run read {summary.scanned} "
-                  f"session files ({summary.entries:,} new entries, {summary.invokes} invokes){tail}")
+    tail = f"; {hidden} records without invokes hidden (--all shows them)" if hidden and rows else ""
+    # What this run read and what the table counts differ: a reference to a record that does not
+    # exist (any more), or made before the record was created, is read but is not a use of it.
+    console.print(f"{metrics.sessions} sessions, {metrics.tokens:,} tokens, {counted} invokes of current "
+                  f"records{tail}", markup=False)
+    why = (" (those naming no current record, or made before it existed, are not counted)"
+           if summary.invokes > counted else "")
+    console.print(f"this run read {summary.scanned} session files: {summary.entries:,} new entries, "
+                  f"{summary.invokes} references to memory files{why}", markup=False)
     if metrics.sessions == 0:
         console.print("No agent sessions found for this workspace (see `memcli sessions`); pass transcript "
                       "files with --session, or set [sessions] in memcli.toml.", markup=False)

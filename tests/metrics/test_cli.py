@@ -78,3 +78,20 @@ def test_unwritable_state_is_a_one_line_error(agents, example_ws: Path, tmp_path
     code, _, err = _memcli(capsys, "metrics", "-w", str(example_ws))
     assert code == 1 and err.startswith("Error: cannot write the metrics state")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_first_run_message_agrees_with_the_table(agents, example_ws: Path, capsys) -> None:
+    """References to records that do not exist are read but are not invokes of any record: the first
+    run must not announce them as invokes above an empty table."""
+    a = agents.claude()
+    for i in range(3):
+        a.tool("Read", {"file_path": f"memory/decisions/long-gone-{i}.md"}, DAY.format(i))
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws))
+    assert code == 0
+    assert "Explicit invokes per million" not in out  # no empty table
+    assert "No record has been invoked yet" in out
+    assert "0 invokes of current records" in out
+    assert "3 references to memory files (those naming no current record" in out
+    a.tool("Read", {"file_path": "memory/decisions/use-sqlite-wal.md"}, DAY.format(9))
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws))
+    assert "memory/decisions/use-sqlite-wal.md" in out and "1 invokes of current records" in out
