@@ -123,13 +123,26 @@ def _stale(ws: Workspace) -> bool:
 
 @contextlib.contextmanager
 def _guard(ws: Workspace):
-    """Serialise check-and-reclaim, so two runs cannot both decide to remove the same stale lock."""
+    """Serialise check-and-reclaim, so two runs cannot both decide to remove the same stale lock.
+
+    The guard file is removed again while still locked, so none stays behind. A run that was
+    waiting on the removed file sees it is no longer the one at that path, and opens the new one."""
     ws.staging_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(ws.staging_dir / (LOCK_NAME + ".guard"), os.O_CREAT | os.O_RDWR, 0o644)
-    try:
+    guard = ws.staging_dir / (LOCK_NAME + ".guard")
+    while True:
+        fd = os.open(guard, os.O_CREAT | os.O_RDWR, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(guard).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
         yield
     finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(guard)
         os.close(fd)
 
 

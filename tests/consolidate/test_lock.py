@@ -84,3 +84,32 @@ def test_lock_of_reused_pid_is_reclaimed(tmp_path):
     assert lock.holder_alive(lock.read_lock(ws)) is False
     assert lock.acquire(ws, "new", []).run_id == "new"
     assert lock.holder_alive(lock.read_lock(ws)) is True
+
+
+def test_no_guard_file_stays_behind_and_racing_runs_still_exclude_each_other(tmp_path):
+    """The guard serialising check-and-reclaim is removed after use (no 0-byte file left in staging);
+    removing it must not let two processes racing for a stale lock both win."""
+    ws = _ws(tmp_path)
+    info = lock.acquire(ws, "run1", [])
+    lock.release(ws, info)
+    assert sorted(p.name for p in ws.staging_dir.iterdir()) == []
+    host = socket.gethostname()
+    script = (  # each holds on (stdin open) until all have answered: a winner that exited would be stale
+        "import sys\nfrom pathlib import Path\nfrom memcli.consolidate import lock\n"
+        "from memcli.workspace import Workspace\n"
+        "try:\n    lock.acquire(Workspace(Path(sys.argv[1])), sys.argv[2], [])\n"
+        "    print('won', flush=True)\n"
+        "except lock.LockHeld:\n    print('lost', flush=True)\nsys.stdin.read()\n")
+    for round_no in range(5):
+        gone = subprocess.Popen([sys.executable, "-c", "pass"])
+        gone.wait()
+        lock.lock_path(ws).write_text(json.dumps(
+            {"pid": gone.pid, "host": host, "started_at": "x", "run_id": "old", "consumed": []}))
+        procs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path), f"r{round_no}-{i}"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(4)]
+        outcomes = sorted(p.stdout.readline().strip() for p in procs)
+        for p in procs:
+            p.communicate("")
+        assert outcomes == ["lost", "lost", "lost", "won"]
+        assert not (ws.staging_dir / (lock.LOCK_NAME + ".guard")).exists()
+        lock.lock_path(ws).unlink()
