@@ -110,15 +110,36 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
     except (ValueError, OverflowError) as exc:  # the same from the full constructor
         return None, {}, f"YAML error: impossible value ({exc})", None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 2 if mark else None
-        col = f", column {mark.column + 1}" if mark else ""
-        what = " ".join(p for p in (exc.context, exc.problem) if p)
-        return None, {}, f"YAML error on line {line}{col}: {what}", line
+        message, line = _yaml_message(exc)
+        return None, {}, message, line
     except yaml.YAMLError as exc:  # e.g. a reader error on a control character
         return None, {}, f"YAML error: {exc}", None
     finally:
         loader.dispose()
+
+
+_OPENERS = {"flow sequence": ("[", "]"), "flow mapping": ("{", "}"), "quoted scalar": ("quote", "quote")}
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> tuple[str, int | None]:
+    """The parser's words plus the likely fix. An unclosed bracket or quote is reported on the line
+    where it opened (the parser only notices lines later, where the next key starts)."""
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 2 if mark else None  # +1 for 1-based, +1 for the opening `---`
+    col = f", column {mark.column + 1}" if mark else ""
+    what = " ".join(p for p in (exc.context, exc.problem) if p)
+    opened = next((v for k, v in _OPENERS.items() if k in (exc.context or "")), None)
+    if opened and exc.context_mark is not None and line is not None:
+        start = exc.context_mark.line + 2
+        if start < line:
+            opener, closer = opened
+            fix = f"close the {opener} with {closer}" if opener != "quote" else "close the quote"
+            return (f"YAML error on line {start}: a {opener} opened here is never closed (the parser "
+                    f"stopped on line {line}{col}: {what}); {fix}"), start
+    if "mapping values are not allowed" in (exc.problem or ""):
+        return (f"YAML error on line {line}{col}: {what}; a value that contains ': ' must be quoted, "
+                'e.g. title: "Cache: per-user"'), line
+    return f"YAML error on line {line}{col}: {what}", line
 
 
 def _near_miss(key: str, known: set[str]) -> str | None:

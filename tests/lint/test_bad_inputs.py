@@ -47,7 +47,7 @@ CASES: dict[str, tuple[dict, dict, int]] = {
     ),
     "yaml-syntax-error": (
         {f"{D}/a.md": "---\nstatus: open\nsources: [1, 2\ncreated_at: x\n---\n"},
-        {f"{D}/a.md": {("parse", 4)}},
+        {f"{D}/a.md": {("parse", 3)}},  # the line where the bracket opened
         1,
     ),
     "impossible-timestamp": (

@@ -161,7 +161,7 @@ last_sources: []
         (b"", 1),
         (b"no frontmatter\n", 1),
         (b"---\na: 1\n", 1),
-        (b"---\na: [1\n---\n", 3),
+        (b"---\na: [1\n---\n", 2),  # where the bracket opened, not where the parser gave up
         (b"---\n- 1\n---\n", 2),
         (b"---\nplain\n---\n", 2),
         (b"---\na: 1\na: 2\n---\n", 3),
@@ -189,3 +189,15 @@ def test_japanese_text_and_keys() -> None:
     )
     assert rec.body == "本文。日本語のテキスト\n"
     assert _issues(rec) == {("タグ", "unknown", 8)}
+
+
+@pytest.mark.parametrize(("front", "line", "says"), [
+    ("title: Cache: per-user\n", 2, "a value that contains ': ' must be quoted"),
+    ("tags: [a, b\nstatus: open\ncreated_at: x\n", 2, "a [ opened here is never closed"),
+    ("sources:\n  - {session_id: s, range: [1, 2]\nstatus: open\n", 3, "close the { with }"),
+    ("description: 'unterminated\nstatus: open\n", 2, "close the quote"),
+])
+def test_yaml_errors_say_the_likely_fix_where_it_goes(front: str, line: int, says: str) -> None:
+    rec = _parse(f"---\n{front}---\nBody.\n".encode())
+    assert not rec.ok and rec.parse_line == line
+    assert says in rec.parse_error and f"line {line}" in rec.parse_error
