@@ -129,9 +129,28 @@ def load_config(root: Path) -> Config:
     try:
         return Config.model_validate(table)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{path}: {key}: {first['msg']}") from None
+        prefix = "tool.memcli." if path.name == "pyproject.toml" else ""
+        problems = [_problem(err, prefix) for err in exc.errors()]
+        raise ConfigError(f"{path}: " + "; ".join(problems)) from None
+
+
+def _problem(err: Any, prefix: str) -> str:
+    """One config problem with the key's full path; an unknown key gets the closest known one."""
+    import difflib
+
+    loc = [str(p) for p in err["loc"]]
+    key = prefix + ".".join(loc)
+    if err["type"] != "extra_forbidden":
+        return f"{key}: {err['msg']}"
+    model: type[BaseModel] = Config
+    for name in loc[:-1]:
+        section = getattr(model.model_fields.get(name), "annotation", None)
+        if not (isinstance(section, type) and issubclass(section, BaseModel)):
+            return f"unknown key {key}"
+        model = section
+    close = difflib.get_close_matches(loc[-1], list(model.model_fields), n=1, cutoff=0.6)
+    hint = f" (did you mean {prefix + '.'.join([*loc[:-1], close[0]])}?)" if close else ""
+    return f"unknown key {key}{hint}"
 
 
 DEFAULT_CONFIG_TEXT = """\

@@ -129,3 +129,21 @@ def test_lint_pointed_at_a_folder_without_memory_fails_as_without_w(tmp_path: Pa
     assert "memcli init" in pointed[2] and str(wrong) in pointed[2]
     (wrong / "memcli.toml").write_text("")  # a config alone makes it a (still empty) workspace
     assert _main(capsys, "lint", "-w", str(wrong))[0] == 0
+
+
+@pytest.mark.parametrize("where", ["memcli.toml", "pyproject.toml"])
+def test_config_errors_list_every_unknown_key_with_its_path_and_a_suggestion(ws: Path, capsys,
+                                                                             where: str) -> None:
+    prefix = "tool.memcli." if where == "pyproject.toml" else ""
+    config = ("[lint]\nsumary_max_chars = 3\nbody_max_chars = \"many\"\n[extract]\nconcurency = 1\n"
+              "wibble = 2\n[extrct]\nx = 1\n")
+    if where == "pyproject.toml":
+        config = config.replace("[", "[tool.memcli.")
+    (ws / where).write_text(config, encoding="utf-8")
+    code, out, err = _main(capsys, "lint", "-w", str(ws))
+    assert code == 2 and out == "" and err.startswith("Error: ") and err.count("\n") == 1
+    assert f"unknown key {prefix}lint.sumary_max_chars (did you mean {prefix}lint.summary_max_chars?)" in err
+    assert f"unknown key {prefix}extract.concurency (did you mean {prefix}extract.concurrency?)" in err
+    assert f"unknown key {prefix}extract.wibble;" in err
+    assert f"unknown key {prefix}extrct (did you mean {prefix}extract?)" in err
+    assert f"{prefix}lint.body_max_chars: Input should be a valid integer" in err
