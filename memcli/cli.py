@@ -26,6 +26,32 @@ WorkspaceOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ModelOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--model", "-m", help="litellm model (default: the config's model for this step).",
+                 show_default=False),
+]
+# Transcripts are passed the same way everywhere: `--path` (repeatable); `sessions` and `extract`
+# also take them as arguments.
+SessionPathsOpt = Annotated[
+    Optional[list[Path]],  # noqa: UP045
+    typer.Option("--path", metavar="PATH", help="Session files or folders to read instead of discovering "
+                 "this workspace's (repeatable).", show_default=False),
+]
+SinceOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--since", help="Only sessions active since a date, time or age "
+                 "(2025-09-01, 2025-09-01T10:00, 30m, 12h, 7d, 2w).", show_default=False),
+]
+
+
+def _json_format(fmt: str, as_json: bool, default: str) -> str:
+    """`--json` is `--format json` (every command with JSON output takes it)."""
+    if as_json and fmt not in (default, "json"):
+        from memcli.errors import UsageError
+
+        raise UsageError(f"--json and --format {fmt} disagree; give one of them")
+    return "json" if as_json else fmt
 
 
 def _open(workspace: Path | None):
@@ -67,11 +93,13 @@ def lint(
         "--paths-only", help="Lint only the PATHS given, none meaning none (hooks); reference checks "
         "still cover the whole workspace.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore the per-file result cache.")] = False,
+    as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Check records: schema, references, size caps, secrets, bloat warnings."""
     from memcli.lint.run import run
 
+    fmt = _json_format(fmt, as_json, "auto")
     ws = _open(workspace if workspace else _workspace_from_paths(paths))
     code = run(ws, list(paths or []), fmt=fmt, strict=strict, paths_only=paths_only, use_cache=not no_cache)
     raise typer.Exit(code)
@@ -91,30 +119,36 @@ def _workspace_from_paths(paths: list[Path] | None) -> Path | None:
 def rules(
     code: Annotated[Optional[str], typer.Argument(  # noqa: UP045
         help="A rule code or alias (default: list them all).")] = None,
+    workspace: WorkspaceOpt = None,
 ) -> None:
-    """List the lint rules, or show one rule's documentation (what, why, examples)."""
+    """List the lint rules, or show one rule's documentation (what, why, examples, this workspace's
+    thresholds)."""
     from memcli.lint.docs import run
 
-    raise typer.Exit(run(code))
+    raise typer.Exit(run(code, workspace))
 
 
 @app.command()
 def sessions(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Session files or folders (default: discover this workspace's).")] = None,  # noqa: UP045,E501
-    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions active since a date or age (2025-09-01, 7d, 12h).")] = None,  # noqa: UP045,E501
+    path: SessionPathsOpt = None,
+    since: SinceOpt = None,
+    show_all: Annotated[bool, typer.Option("--all", help="List empty sessions too (Aider opens one at "
+                                           "every launch).")] = False,
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """List the agent sessions of this workspace: agent, id, entries, first/last time, size."""
     from memcli.sessions.commands import run_sessions
 
-    raise typer.Exit(run_sessions(workspace, list(paths or []), since=since, as_json=as_json))
+    raise typer.Exit(run_sessions(workspace, [*(paths or []), *(path or [])], since=since, as_json=as_json,
+                                  show_all=show_all))
 
 
 @app.command()
 def source(
     spec: Annotated[str, typer.Argument(metavar="SESSION:START-END", help="Session id (or unique prefix) and entry range.")],  # noqa: E501
-    paths: Annotated[Optional[list[Path]], typer.Option("--path", help="Look in these session files/folders instead of discovering.")] = None,  # noqa: UP045,E501
+    paths: SessionPathsOpt = None,
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
@@ -128,10 +162,9 @@ def source(
 def extract(
     paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
         help="Session files or folders (default: this workspace's sessions).")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", "-m",  # noqa: UP045
-        help="litellm model (default: memory.extract_model).")] = None,
-    since: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        "--since", help="Only sessions active since (ISO date).")] = None,
+    path: SessionPathsOpt = None,
+    model: ModelOpt = None,
+    since: SinceOpt = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print what would be sent (redacted); call nothing.")] = False,
     stale: Annotated[bool, typer.Option(
@@ -141,9 +174,11 @@ def extract(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
-    from memcli.extract.run import parse_since, run
+    from memcli.extract.run import run
+    from memcli.sessions.commands import parse_since  # one --since syntax for every command
 
-    raise typer.Exit(run(_open(workspace), paths=list(paths or []) or None, since=parse_since(since),
+    paths = [*(paths or []), *(path or [])]
+    raise typer.Exit(run(_open(workspace), paths=paths or None, since=parse_since(since),
                          model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
 
 
@@ -155,8 +190,7 @@ def consolidate(
     no_commit: Annotated[bool, typer.Option("--no-commit", help="Apply without a git commit.")] = False,
     allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Run despite uncommitted changes "
                                               "in memory/ or knowledge/.")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", help="litellm model (default: "  # noqa: UP045
-                                                 "memory.consolidation_model).")] = None,
+    model: ModelOpt = None,
     json_out: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
@@ -197,12 +231,13 @@ def search(
 def context(
     budget: Annotated[Optional[int], typer.Option("--budget", help="Token budget (default: context.budget_tokens, 5000).")] = None,  # noqa: UP045,E501
     fmt: Annotated[str, typer.Option("--format", "-f", help="markdown|json")] = "markdown",
+    as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
     from memcli.context import run
 
-    raise typer.Exit(run(_open(workspace), budget=budget, fmt=fmt))
+    raise typer.Exit(run(_open(workspace), budget=budget, fmt=_json_format(fmt, as_json, "markdown")))
 
 
 @app.command()
@@ -220,12 +255,13 @@ def why(
 @app.command("gc-report")
 def gc_report(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",
+    as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """GC candidates with a reason and evidence each (bloat, stale, duplicates, drift); changes nothing."""
     from memcli.gc.run import run
 
-    raise typer.Exit(run(_open(workspace), fmt=fmt))
+    raise typer.Exit(run(_open(workspace), fmt=_json_format(fmt, as_json, "text")))
 
 
 @app.command()
@@ -233,7 +269,7 @@ def metrics(
     candidates: Annotated[bool, typer.Option("--candidates", help="Print the knowledge-candidate report.")] = False,  # noqa: E501
     show_all: Annotated[bool, typer.Option("--all", help="List records without invokes too.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Forget the counts; read every session again.")] = False,  # noqa: E501
-    session: Annotated[Optional[list[Path]], typer.Option("--session", metavar="PATH", help="Count these transcript files or folders instead of discovering.")] = None,  # noqa: UP045, E501
+    session: Annotated[Optional[list[Path]], typer.Option("--path", "--session", metavar="PATH", help="Count these transcript files or folders instead of discovering (repeatable).")] = None,  # noqa: UP045, E501
     json_out: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:

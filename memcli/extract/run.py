@@ -38,16 +38,6 @@ class Result:
     error: str | None = None
 
 
-def parse_since(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise UsageError(f"--since {value!r}: use an ISO date or time, e.g. 2026-01-31") from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-
-
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
         redo: bool = False) -> int:

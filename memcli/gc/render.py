@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memcli.gc.model import GcReport
+from memcli.tables import print_table
 
 FORMATS = ("text", "markdown", "json")
 
@@ -45,9 +46,10 @@ def render_text(report: GcReport, console: Console) -> None:
     table = Table(title=f"memcli gc-report — {len(report.candidates)} candidates", show_lines=False)
     for column in ("type", "category", "record", "reason"):
         table.add_column(column, overflow="fold")
-    for c in report.candidates:
-        table.add_row(c.type, c.category, "\n".join(c.paths), c.reason)
-    console.print(table)
+    rows = [(c.type, c.category, "\n".join(c.paths), c.reason) for c in report.candidates]
+    for row in rows:
+        table.add_row(*row)
+    print_table(console, table, ("type", "category", "record", "reason"), rows)
     for note in _footer(report):
         console.print(f"note: {note}", highlight=False, style="dim")
 

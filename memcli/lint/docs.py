@@ -72,8 +72,30 @@ def render_markdown() -> str:
     return "\n".join(parts)
 
 
-def run(code: str | None = None) -> int:
-    """`memcli rules`: list every code, or print one rule's documentation."""
+def settings_of(rule: Rule) -> list[str]:
+    """The `[lint]` thresholds a rule reads (the fields its code names)."""
+    from memcli.config import LintConfig
+
+    source = inspect.getsource(type(rule))
+    return [name for name in LintConfig.model_fields if f".{name}" in source]
+
+
+def _workspace_config(workspace: Path | None):
+    """The workspace's config (`-w`, or the one above the current directory); None outside any."""
+    from memcli.errors import WorkspaceNotFound
+    from memcli.workspace import Workspace
+
+    try:
+        return Workspace.open(workspace)
+    except WorkspaceNotFound:
+        if workspace is not None:
+            raise
+        return None
+
+
+def run(code: str | None = None, workspace: Path | None = None) -> int:
+    """`memcli rules`: list every code, or print one rule's documentation (with the thresholds the
+    workspace sets for it)."""
     if code is None:
         width = max(len(r.code) for r in RULES)
         for rule in RULES:
@@ -82,6 +104,12 @@ def run(code: str | None = None) -> int:
     rule = find_rule(code)
     print(f"{rule.code} ({rule.alias}, {rule.severity}, {_SCOPE[rule.scope]})\n")
     print(doc_of(rule))
+    names = settings_of(rule)
+    ws = _workspace_config(workspace) if names else None
+    if ws is not None:
+        lint = ws.config.lint
+        values = ", ".join(f"{name} = {getattr(lint, name)}" for name in names)
+        print(f"\nIn {ws.root}: [lint] {values}")
     return EXIT_OK
 
 

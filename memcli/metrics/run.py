@@ -11,6 +11,7 @@ from memcli.errors import EXIT_OK, UsageError
 from memcli.metrics.api import Metrics, record_json, refresh_metrics
 from memcli.metrics.candidates import CandidateReport, candidate_report
 from memcli.metrics.scan import ScanSummary
+from memcli.tables import print_table
 from memcli.workspace import Workspace
 
 
@@ -64,12 +65,14 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
         for name, justify in (("record", "left"), ("invokes", "right"), ("rate", "right"),
                               ("last use", "left"), ("protected", "center")):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        cells = []
         for m in rows:
             item = record_json(m)
             last = (item["last_use"] or "-")[:16].replace("T", " ")
             name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
-            table.add_row(name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no")
-        console.print(table)
+            cells.append((name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no"))
+            table.add_row(*cells[-1])
+        print_table(console, table, [c.header for c in table.columns], cells)
     elif metrics.records:
         console.print("No record has been invoked yet (--all lists every record).")
     hidden = len(metrics.records) - len(rows)

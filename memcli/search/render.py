@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memcli.search.hit import MARK_CLOSE, MARK_OPEN, SearchHit
+from memcli.tables import print_table
 
 
 def render_json(hits: list[SearchHit]) -> str:
@@ -38,6 +39,7 @@ def render_table(hits: list[SearchHit], console: Console, *, broken: int = 0) ->
         table.add_column("type", no_wrap=True)
         table.add_column("score", justify="right", no_wrap=True)
         table.add_column("description / snippet", ratio=5)
+        rows: list[tuple[str, Text, str, str, Text]] = []
         for i, hit in enumerate(hits, 1):
             label = hit.type
             if hit.kind or hit.status:
@@ -51,8 +53,9 @@ def render_table(hits: list[SearchHit], console: Console, *, broken: int = 0) ->
             about.append_text(_marked(hit.snippet))
             if hit.parse_error:
                 about.append(f"\n(not a valid record: {hit.parse_error})", style="red")
-            table.add_row(str(i), Text(f"{hit.slug}\n{hit.path}"), label, f"{hit.score:.2f}", about)
-        console.print(table)
+            rows.append((str(i), Text(f"{hit.slug}\n{hit.path}"), label, f"{hit.score:.2f}", about))
+            table.add_row(*rows[-1])
+        print_table(console, table, ("#", "record", "type", "score", "description / snippet"), rows)
     if broken:
         console.print(f"[dim]{broken} file(s) in the index are not valid records; "
                       "they are searched by their text (run `memcli lint`).[/dim]")

@@ -75,18 +75,24 @@ def _workspace(workspace: Path | None, need: bool):
 
 
 def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = None,
-                 as_json: bool = False) -> int:
+                 as_json: bool = False, show_all: bool = False) -> int:
     ws = _workspace(workspace, need=not paths)
-    infos = discover(ws, since=parse_since(since), paths=paths or None)
+    found = discover(ws, since=parse_since(since), paths=paths or None)
+    # Aider opens a session at every launch, most with nothing said: noise unless asked for.
+    infos = [i for i in found if show_all or i.entries]
+    hidden = len(found) - len(infos)
     if as_json:
         print(json.dumps([info_json(i) for i in infos], ensure_ascii=False, indent=2))
         return EXIT_OK
     if not infos:
-        print("No sessions found for this workspace (see docs/sessions.md for where memcli looks).")
+        print("No sessions found for this workspace (see docs/sessions.md for where memcli looks)."
+              + (f" {hidden} empty session(s) hidden; --all lists them." if hidden else ""))
         return EXIT_OK
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from memcli.tables import print_table
 
     table = Table(box=None, pad_edge=False)
     table.add_column("agent", no_wrap=True)
@@ -96,13 +102,14 @@ def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = 
     table.add_column("first", no_wrap=True)
     table.add_column("last", no_wrap=True)
     table.add_column("size", justify="right", no_wrap=True)
-    for info in infos:
-        table.add_row(Text(info.agent), Text(info.session_id), str(info.entries), str(info.skipped or ""),
-                      minute(info.first_time), minute(info.last_time), human_size(info.size))
+    rows = [(Text(info.agent), Text(info.session_id), str(info.entries), str(info.skipped or ""),
+             minute(info.first_time), minute(info.last_time), human_size(info.size)) for info in infos]
+    for row in rows:
+        table.add_row(*row)
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=1_000)  # a pipe or a file: full ids on one line each, for grep and cut
-    console.print(table)
+    print_table(console, table, [c.header for c in table.columns], rows)
+    if hidden:
+        console.print(f"({hidden} empty session(s) hidden; --all lists them)", highlight=False)
     return EXIT_OK
 
 

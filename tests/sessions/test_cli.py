@@ -32,7 +32,9 @@ def test_sessions_json_lists_every_fixture_session(capsys, monkeypatch, tmp_path
     assert by_id["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]["entries"] == 45
     assert by_id["019e1625-789d-76c0-80ab-3724b5ddb799"]["agent"] == "codex"
     assert by_id["37b7abef-713d-4522-85f0-8ff15a4e6d17"]["first_time"] == "2026-01-16T11:01:22.281000+00:00"
-    assert sum(r["agent"] == "aider" for r in rows) == 38
+    assert sum(r["agent"] == "aider" for r in rows) == 30 and all(r["entries"] for r in rows)
+    code, out, _ = run(capsys, "sessions", str(FIX), "--json", "--all")  # Aider's empty launches too
+    assert sum(r["agent"] == "aider" for r in json.loads(out)) == 38
     assert all(r["skipped"] == 0 for r in rows)
     state = Path(os.environ["MEMCLI_STATE_DIR"])
     assert not (tmp_path / ".memcli").exists() and not (state / "sessions-scan.json").exists()  # no workspace
@@ -46,6 +48,16 @@ def test_sessions_table_shows_whole_ids(capsys, monkeypatch, tmp_path: Path) -> 
     assert lines[0].split() == ["agent", "session", "entries", "skipped", "first", "last", "size"]
     row = next(line for line in lines if "5c0375b4" in line)
     assert row.split()[:3] == ["claude-code", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7", "45"]
+
+
+def test_sessions_hides_empty_histories_unless_asked(capsys, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "sessions", "--path", str(FIX / "aider"))
+    rows = [line.split("\t") for line in out.splitlines()[1:] if line.startswith("aider\t")]
+    assert code == 0 and len(rows) == 30 and all(int(r[2]) > 0 for r in rows)
+    assert "(8 empty session(s) hidden; --all lists them)" in out
+    code, out, _ = run(capsys, "sessions", str(FIX / "aider"), "--all")
+    assert sum(line.startswith("aider\t") for line in out.splitlines()) == 38 and "hidden" not in out
 
 
 def test_sessions_since_and_bad_since(capsys, monkeypatch, tmp_path: Path) -> None:
