@@ -49,7 +49,8 @@ def run(
 def _console(out: TextIO):
     from rich.console import Console
 
-    return Console(file=out, highlight=False, soft_wrap=False, width=None if out.isatty() else 120)
+    # Off a terminal nothing is wrapped: a long path stays on its line for grep.
+    return Console(file=out, highlight=False, soft_wrap=not out.isatty())
 
 
 def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: bool) -> None:
