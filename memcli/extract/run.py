@@ -84,10 +84,12 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, wor
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
     history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
                                           "pid": os.getpid(), "host": socket.gethostname()})
+    gate = pool.Gate()
     try:
-        for result in _execute(todo, gateway, ledger, workspace, version, quiet):
+        for result in _execute(todo, gateway, ledger, workspace, version, quiet, gate):
             tally.add(result.work, result.status, result.items, result.usage, result.error)
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
+        gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
         tally.status["skipped"] += len(todo.work) - sum(tally.status.values())
     finally:
@@ -110,11 +112,10 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
 
 
 def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace, version: str,
-             quiet: bool) -> Iterator[Result]:
+             quiet: bool, gate: pool.Gate) -> Iterator[Result]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    gate = pool.Gate()
     console = Console(stderr=True)
     left: dict[str, int] = {}
     for w in todo.work:
