@@ -28,9 +28,14 @@ def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, 
            groups: list[list[str]], *, keep_all: bool) -> None:
     """Drop replaced decisions the query is not about (unless keep_all), rank the rest below their
     replacements (in place)."""
-    # one pass over the small docs table (no text); replaced decisions are few
-    rows = conn.execute("SELECT id, replaced_by FROM docs WHERE status = 'replaced'").fetchall()
-    replaced = {doc_id: by or "" for doc_id, by in rows if doc_id in scores}
+    ids = list(scores)
+    replaced: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT id, replaced_by FROM docs WHERE id IN ({marks}) AND status = 'replaced'",
+                            chunk)
+        replaced.update((doc_id, by or "") for doc_id, by in rows)
     if not replaced:
         return
     for doc_id in list(replaced):

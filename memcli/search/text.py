@@ -92,14 +92,17 @@ def _parts(chunk: str) -> list[str]:
     return [p for piece in _PART.findall(chunk) for p in _HUMP.split(piece)]
 
 
-def chunk_terms(chunk: str) -> list[str]:
-    """Terms of one Latin chunk: a plain word's term, or an identifier's whole term then its parts."""
+@lru_cache(maxsize=200_000)
+def chunk_terms(chunk: str) -> tuple[str, ...]:
+    """Terms of one Latin chunk: a plain word's term, or an identifier's whole term then its parts.
+
+    Cached: the snippet of every hit asks for each word of the body."""
     parts = _parts(chunk)
     if len(parts) == 1:
         term = word_term(parts[0])
-        return [term] if term else []
+        return (term,) if term else ()
     whole = "_".join(p.casefold() for p in parts)
-    return [whole, *(t for p in parts if (t := word_term(p, part=True)))]
+    return (whole, *(t for p in parts if (t := word_term(p, part=True))))
 
 
 def normalize(text: str) -> str:
