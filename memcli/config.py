@@ -80,6 +80,18 @@ class ContextConfig(_Section):
     budget_tokens: int = Field(5_000, ge=100)
 
 
+class SearchConfig(_Section):
+    # Any litellm embedding model ("ollama/nomic-embed-text", "openai/text-embedding-3-small", ...);
+    # unset: lexical search only. See docs/search.md.
+    embedding_model: str | None = None
+    embedding_api_base: str | None = None
+    embedding_max_chars: int = Field(2_000, ge=100)  # input cap per record
+    embedding_batch: int = Field(32, ge=1)
+    embedding_budget_s: float = Field(3.0, gt=0)  # per search; records left over wait for the next
+    embedding_timeout_s: float = Field(30.0, gt=0)
+    fusion_k: int = Field(10, ge=1)  # reciprocal-rank fusion: 1 / (k + rank)
+
+
 class SessionsConfig(_Section):
     claude_home: str | None = None
     codex_home: str | None = None
@@ -96,6 +108,7 @@ class Config(_Section):
     metrics: MetricsConfig = MetricsConfig()
     context: ContextConfig = ContextConfig()
     sessions: SessionsConfig = SessionsConfig()
+    search: SearchConfig = SearchConfig()
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -194,4 +207,9 @@ DEFAULT_CONFIG_TEXT = """\
 
 [context]
 # budget_tokens = 5000
+
+[search]
+# embedding_model = "ollama/nomic-embed-text"  # adds meaning to search (hybrid); unset: lexical only
+# embedding_max_chars = 2000
+# fusion_k = 10
 """

@@ -179,6 +179,26 @@ def _litellm() -> Any:
     return litellm
 
 
+def embed(model: str, texts: list[str], *, api_base: str | None = None, timeout_s: float = 30.0
+          ) -> list[list[float]]:
+    """One embedding call (litellm, any provider): a vector per text, in order. Errors are raised as
+    LLMError with a one-line reason; the caller decides whether to go on without vectors."""
+    litellm = _litellm()
+    import openai
+
+    try:
+        response = litellm.embedding(model=model, input=texts, api_base=api_base, timeout=timeout_s,
+                                     num_retries=0)
+    except (litellm.APIError, litellm.APIConnectionError, litellm.Timeout, openai.OpenAIError,
+            litellm.BadRequestError) as exc:  # every provider error litellm maps
+        raise LLMError(f"embedding model {model}: {_short(exc)}") from None
+    data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+    vectors = [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]
+    if len(vectors) != len(texts):
+        raise LLMError(f"embedding model {model}: {len(vectors)} vectors for {len(texts)} texts")
+    return vectors
+
+
 @dataclass
 class Gateway:
     model: str

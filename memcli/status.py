@@ -16,6 +16,7 @@ from memcli import history
 from memcli.consolidate import inputs, journal, lock
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.merge.setup import driver_configured
+from memcli.search.semantic import describe as search_mode
 from memcli.workspace import Workspace
 
 
@@ -75,6 +76,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "last_extract": _extract_state(history.last(ws, "extract")),
         "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),
         "merge_driver": driver_configured(ws.root),
+        "search": search_mode(ws),
     }
 
 
@@ -128,6 +130,12 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
                      f"({state})")
     lines.append(f"  last extract:       {_run_line(data['last_extract'])}")
     lines.append(f"  last consolidate:   {_run_line(data['last_consolidate'])}")
+    found = data["search"]
+    if found["mode"] == "lexical":
+        lines.append("  search:             lexical (set search.embedding_model for hybrid)")
+    else:
+        lines.append(f"  search:             hybrid: lexical + {found['model']} "
+                     f"({found['embedded']} of {found['records']} records embedded)")
     if data["merge_driver"] is False:  # git config does not travel with a clone
         lines.append("  warning: this clone has no memcli merge driver (records would merge as plain text); "
                      "run `memcli init`")

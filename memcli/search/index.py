@@ -18,13 +18,17 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memcli.search.hit import SearchHit
 from memcli.search.records import IndexedRecord, read_record
 from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 4
+if TYPE_CHECKING:
+    from memcli.search.semantic import Embedder, VectorStats
+
+SCHEMA_VERSION = 5
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
@@ -37,6 +41,8 @@ CREATE TABLE docs(
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
   status TEXT, replaced_by TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
 CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
+-- record vectors for the optional semantic signal (semantic.py), by content hash and model
+CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """
@@ -70,6 +76,7 @@ class SearchIndex:
         self.root = Path(root).resolve()
         self.db_path = db_path
         self.conn = self._open()
+        self.vectors: VectorStats | None = None  # set by a search with an embedder
 
     @classmethod
     def for_workspace(cls, ws: Workspace) -> SearchIndex:
@@ -252,12 +259,24 @@ class SearchIndex:
             self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (doc_id,))
 
     def search(self, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
-               status: str | None = None, include_replaced: bool = False, limit: int = 10) -> list[SearchHit]:
-        """Refresh, then rank (see memcli.search.rank); a database that breaks mid-query is rebuilt."""
+               status: str | None = None, include_replaced: bool = False, limit: int = 10,
+               embedder: Embedder | None = None) -> list[SearchHit]:
+        """Refresh, then rank (see memcli.search.rank); a database that breaks mid-query is rebuilt.
+
+        With an embedder, missing record vectors are embedded first (within its time budget) and
+        the ranking is hybrid; `self.vectors` then says what happened (an error leaves it lexical).
+        """
         from memcli.search.rank import rank
 
         self.refresh()
-        kwargs = dict(types=types, kind=kind, status=status, include_replaced=include_replaced, limit=limit)
+        if embedder is not None:
+            from memcli.search import semantic
+
+            self.vectors = semantic.update(self.conn, embedder)
+            if self.vectors.error:
+                embedder = None
+        kwargs = dict(types=types, kind=kind, status=status, include_replaced=include_replaced, limit=limit,
+                      embedder=embedder)
         try:
             return rank(self, query, **kwargs)
         except sqlite3.DatabaseError:

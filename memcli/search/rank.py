@@ -23,6 +23,7 @@ from memcli.search.text import fts_query, normalize, query_groups, query_phrases
 
 if TYPE_CHECKING:
     from memcli.search.index import SearchIndex
+    from memcli.search.semantic import Embedder
 
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
@@ -63,8 +64,9 @@ def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object])
 
 def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
          status: str | None = None, include_replaced: bool = False, limit: int = 10,
-         weights: tuple[float, float, float] = WEIGHTS) -> list[SearchHit]:
-    """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it)."""
+         weights: tuple[float, float, float] = WEIGHTS, embedder: Embedder | None = None) -> list[SearchHit]:
+    """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it); with an
+    embedder, the lexical ranking fused with the semantic one (memcli.search.semantic)."""
     groups = query_groups(query)
     if not groups or limit <= 0:
         return []
@@ -89,6 +91,15 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     replaced.demote(index.conn, scores, terms, groups, keep_all=include_replaced or status == "replaced")
+    if embedder is not None:
+        from memcli.search import semantic
+
+        depth = max(8 * limit, _CANDIDATES)
+        lexical = sorted(scores, key=lambda d: (-scores[d], d))[:depth]
+        meaning = semantic.ranking(index.conn, embedder, query, where, args, depth)
+        if meaning:
+            scores = semantic.fuse(lexical, meaning, embedder.fusion_k)
+            replaced.demote(index.conn, scores, terms, groups, keep_all=True)  # still below replacements
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
 

@@ -9,6 +9,7 @@ from rich.console import Console
 from memcli.errors import EXIT_OK, UsageError
 from memcli.search.index import SearchIndex
 from memcli.search.render import render_json, render_table
+from memcli.search.semantic import Embedder
 from memcli.search.text import query_groups
 from memcli.workspace import Kind, Workspace
 
@@ -24,7 +25,7 @@ def _check(value: str | None, allowed: tuple[str, ...], option: str) -> None:
 
 def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kind: str | None = None,
         status: str | None = None, include_replaced: bool = False, limit: int = 10, as_json: bool = False,
-        console: Console | None = None) -> int:
+        lexical: bool = False, console: Console | None = None) -> int:
     if not query.strip():
         raise UsageError("empty query; give some words to search for, e.g. memcli search 'sqlite backup'")
     if not query_groups(query):
@@ -35,12 +36,19 @@ def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kin
     _check(status, STATUSES, "--status")
     if limit < 1:
         raise UsageError(f"--limit must be at least 1 (got {limit})")
+    embedder = None if lexical else Embedder.from_config(workspace.config.search)
     with SearchIndex.for_workspace(workspace) as index:
         hits = index.search(query, types=types or None, kind=kind, status=status,
-                            include_replaced=include_replaced, limit=limit)
+                            include_replaced=include_replaced, limit=limit, embedder=embedder)
         broken = index.counts()[1]
+        vectors = index.vectors
     if as_json:
         sys.stdout.write(render_json(hits) + "\n")
     else:
         render_table(hits, console or Console(), broken=broken)
+    if vectors is not None and vectors.error:  # the hits above are lexical; say why on stderr
+        sys.stderr.write(f"note: lexical only this time: {vectors.error}\n")
+    elif vectors is not None and vectors.missing:
+        sys.stderr.write(f"note: {vectors.missing} record(s) not embedded yet (next searches go on); "
+                         "they rank by their words until then\n")
     return EXIT_OK

@@ -12,6 +12,10 @@ queue of scripted replies and records every request body. Use the `fake_llm` fix
         ... run memcli against model "openai/fake" (the fixture sets OPENAI_API_BASE/KEY) ...
         fake_llm.requests[0]["messages"]                 # what was sent, after redaction
 
+`POST /v1/embeddings` answers with `embedder(text) -> list[float]` for each input (default: a
+hashed bag of words, so equal words give close vectors), or with HTTP `embedding_error` when set;
+its requests are recorded in `embedding_requests`, not in `requests`.
+
 When the queue is empty, `responder(request_body) -> Reply` answers (default: `{}` as content,
 i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer a
 `response_format` of type `json_schema` exactly as llama.cpp's server does (HTTP 500 with a
@@ -70,6 +74,16 @@ def _default_responder(body: dict[str, Any]) -> Reply:
     return Reply(content="{}")
 
 
+def bag_of_words(text: str, dims: int = 64) -> list[float]:
+    """A deterministic stand-in for an embedding: word counts hashed into `dims` buckets."""
+    import zlib
+
+    vec = [0.0] * dims
+    for word in text.lower().split():
+        vec[zlib.crc32(word.encode()) % dims] += 1.0
+    return vec
+
+
 class FakeLLM:
     def __init__(self) -> None:
         self._queue: deque[Reply] = deque()
@@ -83,6 +97,9 @@ class FakeLLM:
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests served at once (concurrency bounds)
         self.refuse_json_object = False
+        self.embedder: Callable[[str], list[float]] = bag_of_words
+        self.embedding_error: int | None = None
+        self.embedding_requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
@@ -165,6 +182,9 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 path = self.path.split("?", 1)[0].rstrip("/")
+                if path in ("/v1/embeddings", "/embeddings"):
+                    self._embeddings(raw)
+                    return
                 if path not in ("/v1/chat/completions", "/chat/completions"):
                     self._send(404, json.dumps({"error": {"message": f"no route {path}"}}))
                     return
@@ -187,6 +207,21 @@ class FakeLLM:
                 finally:
                     with fake._lock:
                         fake.in_flight -= 1
+
+            def _embeddings(self, raw: bytes) -> None:
+                body = json.loads(raw)
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                with fake._lock:
+                    fake.embedding_requests.append(body)
+                if fake.embedding_error:
+                    self._send(fake.embedding_error, json.dumps(
+                        {"error": {"message": "scripted embedding error", "code": fake.embedding_error}}))
+                    return
+                data = [{"object": "embedding", "index": i, "embedding": fake.embedder(t)}
+                        for i, t in enumerate(texts)]
+                tokens = sum(len(t.split()) for t in texts) or 1
+                self._send(200, json.dumps({"object": "list", "data": data, "model": body.get("model"),
+                                            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}))
 
             def _send(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
                 data = text.encode("utf-8")

@@ -1,0 +1,157 @@
+"""Meaning, optional: record vectors from an embedding model, fused with the lexical ranking.
+
+Lexical search misses a question that shares no word with its answer ("which database is the
+source of truth" → "Postgres holds the canonical order data"). With `[search] embedding_model`
+set (any litellm embedding model: a local Ollama, OpenAI, ...), `memcli search` also ranks the
+records by cosine similarity to the query and fuses both rankings by reciprocal rank
+(Σ 1 / (fusion_k + rank)), which needs no score calibration between the two.
+
+* Vectors live in the search index, keyed by the record's content hash and the model, so only
+  new or edited records are embedded, a rename costs nothing, and switching models re-embeds.
+* Input is capped (`embedding_max_chars` of slug, description and body).
+* Embedding never blocks a lexical answer for long: each search embeds for at most
+  `embedding_budget_s` (records left over are embedded by later searches and rank lexically until
+  then), and an unreachable or failing model leaves that search lexical, with the reason kept.
+* Without a configured model nothing here runs (and nothing is imported).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from array import array
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memcli.config import SearchConfig
+
+if TYPE_CHECKING:
+    from memcli.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Embedder:
+    model: str
+    api_base: str | None = None
+    max_chars: int = 2_000
+    batch: int = 32
+    budget_s: float = 3.0
+    timeout_s: float = 30.0
+    fusion_k: int = 10
+
+    @classmethod
+    def from_config(cls, cfg: SearchConfig) -> Embedder | None:
+        if not cfg.embedding_model:
+            return None
+        return cls(cfg.embedding_model, cfg.embedding_api_base, cfg.embedding_max_chars, cfg.embedding_batch,
+                   cfg.embedding_budget_s, cfg.embedding_timeout_s, cfg.fusion_k)
+
+    def embed(self, texts: list[str]) -> list[bytes]:
+        """Unit-length float32 vectors, packed (raises memcli.llm.LLMError)."""
+        from memcli.llm import embed
+
+        out = []
+        for vec in embed(self.model, [t[: self.max_chars] for t in texts], api_base=self.api_base,
+                         timeout_s=self.timeout_s):
+            norm = sum(x * x for x in vec) ** 0.5 or 1.0
+            out.append(array("f", (x / norm for x in vec)).tobytes())
+        return out
+
+
+@dataclass
+class VectorStats:
+    embedded: int = 0
+    missing: int = 0
+    error: str | None = None
+
+
+def record_text(slug: str, summary: str, body: str) -> str:
+    return f"{slug.replace('-', ' ')}\n{summary}\n{body}"
+
+
+def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
+    """Embed the records that have no vector for this model yet, within the time budget."""
+    from memcli.llm import LLMError
+
+    rows = conn.execute(
+        "SELECT d.hash, d.slug, t.summary, t.body FROM docs d JOIN texts t USING (id) WHERE NOT EXISTS"
+        " (SELECT 1 FROM vectors v WHERE v.hash = d.hash AND v.model = ?)", (embedder.model,)).fetchall()
+    todo = list({digest: (digest, record_text(slug, summary, body)) for digest, slug, summary, body in rows}
+                .values())
+    stats = VectorStats(missing=len(todo))
+    deadline = time.monotonic() + embedder.budget_s
+    for i in range(0, len(todo), embedder.batch):
+        if i and time.monotonic() > deadline:  # one batch always goes, so every search makes progress
+            break
+        chunk = todo[i : i + embedder.batch]
+        try:
+            vectors = embedder.embed([text for _, text in chunk])
+        except LLMError as exc:
+            stats.error = str(exc)
+            break
+        conn.execute("BEGIN IMMEDIATE")
+        pairs = zip(chunk, vectors, strict=True)
+        conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                         [(digest, embedder.model, vec) for (digest, _), vec in pairs])
+        conn.execute("COMMIT")
+        stats.embedded += len(chunk)
+        stats.missing -= len(chunk)
+    if stats.embedded:  # vectors of records edited or deleted since: their hash is gone
+        conn.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT hash FROM docs)")
+    return stats
+
+
+def ranking(conn: sqlite3.Connection, embedder: Embedder, query: str, where: str, args: list[object],
+            depth: int) -> list[int]:
+    """Record ids by cosine similarity to `query`, best first (replaced decisions left out: they
+    only appear through the lexical side, where replaced.py can tell whether the query is about
+    them); [] when the model fails."""
+    import numpy as np
+
+    from memcli.llm import LLMError
+
+    try:
+        (qvec,) = embedder.embed([query])
+    except LLMError:
+        return []
+    rows = conn.execute(
+        "SELECT d.id, v.vec FROM docs d JOIN vectors v ON v.hash = d.hash AND v.model = ?"
+        f" WHERE (d.status IS NULL OR d.status != 'replaced'){where}", [embedder.model, *args]).fetchall()
+    q = np.frombuffer(qvec, dtype=np.float32)
+    rows = [(doc_id, vec) for doc_id, vec in rows if len(vec) == len(qvec)]  # another dimension: skip
+    if not rows:
+        return []
+    matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(len(rows), -1)
+    sims = matrix @ q
+    best = np.argsort(-sims, kind="stable")[:depth]
+    return [rows[i][0] for i in best]
+
+
+def fuse(lexical: list[int], semantic: list[int], k: int) -> dict[int, float]:
+    """Reciprocal-rank fusion of two rankings (best first) → fused score per id."""
+    out: dict[int, float] = {}
+    for ranked in (lexical, semantic):
+        for rank, doc_id in enumerate(ranked, 1):
+            out[doc_id] = out.get(doc_id, 0.0) + 1.0 / (k + rank)
+    return out
+
+
+def coverage(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
+    """(records with a vector for `model`, records) in the index."""
+    total = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    done = conn.execute("SELECT count(*) FROM docs d WHERE EXISTS (SELECT 1 FROM vectors v"
+                        " WHERE v.hash = d.hash AND v.model = ?)", (model,)).fetchone()[0]
+    return done, total
+
+
+def describe(ws: Workspace) -> dict[str, object]:
+    """What `memcli status` shows: lexical, or hybrid with the model and how many records have a
+    vector (read from the index as it is; nothing is refreshed or embedded)."""
+    embedder = Embedder.from_config(ws.config.search)
+    if embedder is None:
+        return {"mode": "lexical"}
+    from memcli.search.index import SearchIndex
+
+    with SearchIndex.for_workspace(ws) as index:
+        done, total = coverage(index.conn, embedder.model)
+    return {"mode": "hybrid", "model": embedder.model, "embedded": done, "records": total}

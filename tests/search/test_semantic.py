@@ -1,0 +1,136 @@
+"""The optional semantic signal through litellm's embedding call, against the fake server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.fake_llm import bag_of_words
+
+from memcli.cli import main
+from memcli.search import SearchIndex
+from memcli.search.semantic import Embedder
+from memcli.workspace import Workspace
+
+MODEL = "openai/fake-embed"
+
+# The fake model "knows" that these phrasings mean the same: texts about the store of record get
+# one direction, everything else its bag of words (never that direction).
+SAME = ("source of truth", "canonical", "store of record")
+
+
+def meaning(text: str) -> list[float]:
+    vec = [0.0] + bag_of_words(text, 31)
+    if any(s in text.lower() for s in SAME):
+        vec[0] = 100.0
+    return vec
+
+
+@pytest.fixture
+def ws(records, fake_llm):
+    fake_llm.embedder = meaning
+    records.decision("postgres-canonical", "Postgres holds the canonical order data.")
+    records.decision("redis-cache", "Redis caches product pages for ten minutes.")
+    records.decision("db-backups", "Back up the database every night.")
+    (records.root / "memcli.toml").write_text(f'[search]\nembedding_model = "{MODEL}"\n', encoding="utf-8")
+    return Workspace.open(records.root)
+
+
+def embedder(**kw) -> Embedder:
+    return Embedder(MODEL, **kw)
+
+
+def slugs(hits) -> list[str]:
+    return [h.slug for h in hits]
+
+
+def test_hybrid_finds_a_record_that_shares_no_word_with_the_question(ws, fake_llm):
+    query = "which store is the source of truth"
+    with SearchIndex(ws.root) as index:
+        assert "postgres-canonical" not in slugs(index.search(query))  # lexical: "store"? no record
+        hits = index.search(query, embedder=embedder())
+    assert slugs(hits)[0] == "postgres-canonical"
+    assert index.vectors is not None and index.vectors.error is None
+
+
+def test_vectors_are_computed_once_and_again_only_for_edited_records(ws, fake_llm, records):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder())
+        first = [len(r["input"]) for r in fake_llm.embedding_requests]
+        assert first == [3, 1]  # the three records, then the query
+        index.search("database", embedder=embedder())
+        assert [len(r["input"]) for r in fake_llm.embedding_requests[2:]] == [1]  # the query only
+        records.decision("redis-cache", "Redis caches product pages for an hour now.")
+        index.search("database", embedder=embedder())
+        assert [len(r["input"]) for r in fake_llm.embedding_requests[3:]] == [1, 1]  # one record, the query
+        stored = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert stored == 3  # the edited record's old vector is gone
+
+
+def test_input_is_capped(ws, fake_llm, records):
+    records.decision("long-one", "word " * 5000)
+    with SearchIndex(ws.root) as index:
+        index.search("word", embedder=embedder(max_chars=300))
+    sent = [t for r in fake_llm.embedding_requests for t in r["input"]]
+    assert sent and max(map(len, sent)) <= 300
+
+
+def test_a_failing_model_leaves_the_search_lexical(ws, fake_llm):
+    fake_llm.embedding_error = 500
+    with SearchIndex(ws.root) as index:
+        hits = index.search("database backup", embedder=embedder())
+        assert slugs(hits) == ["db-backups"]
+        assert index.vectors.error and "fake-embed" in index.vectors.error
+        assert index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+
+
+def test_time_budget_leaves_the_rest_for_later_searches(ws, fake_llm):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder(batch=1, budget_s=1e-9))
+        assert (index.vectors.embedded, index.vectors.missing) == (1, 2)
+        index.search("database", embedder=embedder(batch=1, budget_s=60))
+        assert (index.vectors.embedded, index.vectors.missing) == (2, 0)
+
+
+def test_replaced_decisions_stay_below_their_replacement_in_hybrid(records, fake_llm):
+    fake_llm.embedder = meaning
+    records.decision("mysql-canonical", "MySQL holds the canonical order data.", status="replaced",
+                     replaced_by="postgres-canonical")
+    records.decision("postgres-canonical", "Postgres holds the canonical order data now.")
+    with SearchIndex(records.root) as index:
+        hits = index.search("canonical order data", embedder=embedder())
+    assert slugs(hits) == ["postgres-canonical", "mysql-canonical"]
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_cli_search_is_hybrid_when_configured_and_status_says_so(ws, fake_llm, capsys):
+    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    assert "search:             hybrid: lexical + openai/fake-embed (0 of 0 records embedded)" in out
+    query = "which store is the source of truth"
+    code, out, _ = run_cli(capsys, "search", query, "--json", "-w", str(ws.root))
+    assert code == 0 and json.loads(out)[0]["slug"] == "postgres-canonical"
+    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    assert "(3 of 3 records embedded)" in out
+    calls = len(fake_llm.embedding_requests)
+    code, out, _ = run_cli(capsys, "search", query, "--json", "--lexical", "-w", str(ws.root))
+    assert code == 0 and "postgres-canonical" not in out and len(fake_llm.embedding_requests) == calls
+
+
+def test_cli_says_when_the_model_failed(ws, fake_llm, capsys):
+    fake_llm.embedding_error = 401
+    code, out, err = run_cli(capsys, "search", "database backup", "--json", "-w", str(ws.root))
+    assert code == 0 and json.loads(out)[0]["slug"] == "db-backups"
+    assert err.startswith("note: lexical only this time: embedding model openai/fake-embed")
+    assert err.count("\n") == 1
+
+
+def test_status_without_a_model_is_lexical(records, capsys):
+    records.decision("x", "Something.")
+    code, out, _ = run_cli(capsys, "status", "-w", str(records.root))
+    assert "search:             lexical" in out
