@@ -1,6 +1,7 @@
 """Retrieval quality on a coding project's memory (bench/coding_set.py), memcli beside rank_bm25.
 
     python bench/search_coding.py [--before /path/to/older/memcli/checkout] [--half A|B]
+        [--embedding-model openai/e5 --embedding-api-base http://127.0.0.1:8000/v1]
 
 Every record of the set is written to a temporary workspace; each question is searched with
 `memcli search` (the real SearchIndex), with rank_bm25's BM25Okapi over the same texts (lower-case
@@ -48,13 +49,22 @@ def write_workspace(root: Path) -> None:
         path.write_text(f"---\n{front}---\n{body}\n", encoding="utf-8")
 
 
-def memcli_rankings() -> list[list[str]]:
+def memcli_rankings(embedder=None) -> list[list[str]]:
     from memcli.search import SearchIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         write_workspace(Path(tmp))
         with SearchIndex(Path(tmp)) as index:
-            return [[h.slug for h in index.search(q, limit=DEPTH)] for q, *_ in QUESTIONS]
+            return [[h.slug for h in index.search(q, limit=DEPTH, embedder=embedder)] for q, *_ in QUESTIONS]
+
+
+def embedder_from(args: argparse.Namespace):
+    """An Embedder for --embedding-model (all records embedded at the first search)."""
+    if not args.embedding_model:
+        return None
+    from memcli.search.semantic import Embedder
+
+    return Embedder(args.embedding_model, args.embedding_api_base, batch=64, budget_s=1e9, timeout_s=600)
 
 
 def bm25_rankings() -> list[list[str]]:
@@ -130,11 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, help="another memcli checkout to measure beside this one")
     parser.add_argument("--half", choices=["A", "B"], help="only this half (A: tuning, B: reported)")
     parser.add_argument("--rankings-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--embedding-model", help="litellm embedding model: adds a 'memcli hybrid' column")
+    parser.add_argument("--embedding-api-base", help="its api base (e.g. a local OpenAI-compatible server)")
     args = parser.parse_args(argv)
     if args.rankings_only:
         print(json.dumps(memcli_rankings()))
         return 0
     results = {"memcli": memcli_rankings()}
+    embedder = embedder_from(args)
+    if embedder is not None:
+        results["memcli hybrid"] = memcli_rankings(embedder)
     if args.before:
         results["memcli before"] = before_rankings(args.before)
     results["rank_bm25"] = bm25_rankings()

@@ -16,6 +16,7 @@ Method (as the paper's Table 3, "Observation" rows, and its task_eval/evaluation
     observation, so no retriever over observations can pass ~81% overall.
 
     python bench/search_locomo.py [--path locomo10.json] [--ks 5 10 25] [--half first|second]
+        [--embedding-model openai/e5 --embedding-api-base http://127.0.0.1:8000/v1]   # + hybrid
 
 Tuning a ranking parameter: choose it on `--half first` (conversations 0-4), report `--half second`
 (5-9, held out) and the full set, so the figures are not fitted to the questions they are read on.
@@ -86,7 +87,7 @@ def recall(retrieved: list[list[str]], evidence: list[str], k: int) -> float:
     return sum(e in got for e in evidence) / len(evidence)
 
 
-def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
+def evaluate(data: list[dict], ks: list[int], embedder=None) -> tuple[dict, dict, dict]:
     from rank_bm25 import BM25Okapi
 
     from memcli.search import SearchIndex
@@ -94,10 +95,11 @@ def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
     kmax = max(ks)
     scores: dict[str, dict] = {
         "memcli": defaultdict(list),
+        "hybrid": defaultdict(list),
         "rank_bm25": defaultdict(list),
         "ceiling": defaultdict(list),
     }
-    latency: dict[str, list[float]] = {"memcli": [], "rank_bm25": []}
+    latency: dict[str, list[float]] = {"memcli": [], "hybrid": [], "rank_bm25": []}
     counts: dict[str, int] = defaultdict(int)
     for n, conv in enumerate(data):
         obs = observations(conv)
@@ -116,12 +118,19 @@ def evaluate(data: list[dict], ks: list[int]) -> tuple[dict, dict, dict]:
                     hits = index.search(qa["question"], limit=kmax, include_replaced=True)
                     latency["memcli"].append(time.perf_counter() - t0)
                     mem = [evidence_of[h.slug] for h in hits]
+                    ranked_lists = [("memcli", mem)]
+                    if embedder is not None:
+                        t0 = time.perf_counter()
+                        hits = index.search(qa["question"], limit=kmax, include_replaced=True,
+                                            embedder=embedder)
+                        latency["hybrid"].append(time.perf_counter() - t0)
+                        ranked_lists.append(("hybrid", [evidence_of[h.slug] for h in hits]))
                     t0 = time.perf_counter()
                     top = bm25.get_top_n(_WORD.findall(qa["question"].lower()), list(range(len(obs))), n=kmax)
                     latency["rank_bm25"].append(time.perf_counter() - t0)
                     base = [obs[i][2] for i in top]
                     every = [ev for _, _, ev in obs]  # all records: what any retriever could reach
-                    for name, ranked in (("memcli", mem), ("rank_bm25", base), ("ceiling", every)):
+                    for name, ranked in (*ranked_lists, ("rank_bm25", base), ("ceiling", every)):
                         for k in ks:
                             got = recall(ranked, evidence, len(ranked) if name == "ceiling" else k)
                             scores[name][(cat, k)].append((n, got))
@@ -145,7 +154,7 @@ def report(scores: dict, latency: dict, counts: dict, ks: list[int], halves: dic
         for k in ks:
             lines += [head.replace("@k", f"@{k}"), "-" * len(head)]
             rows = [(name, [_mean(scores[name][(c, k)], convs) for c in ORDER])
-                    for name in ("memcli", "rank_bm25")]
+                    for name in ("memcli", "hybrid", "rank_bm25") if scores[name]]
             if k in DRAGON and label.startswith("all"):
                 rows.append(("DRAGON (paper)", DRAGON[k]))
             rows.append(("ceiling (all records)", [_mean(scores["ceiling"][(c, k)], convs) for c in ORDER]))
@@ -154,13 +163,17 @@ def report(scores: dict, latency: dict, counts: dict, ks: list[int], halves: dic
             lines.append("")
     lines.append("overall recall@" + "/".join(map(str, ks)) + ":")
     for label, convs in halves.items():
-        for name in ("memcli", "rank_bm25"):
+        for name in ("memcli", "hybrid", "rank_bm25"):
+            if not scores[name]:
+                continue
             figures = "/".join(f"{_mean(scores[name][('overall', k)], convs):.1f}" for k in ks)
             lines.append(f"  {label:<14} {name:<10} {figures}")
     if all(k in DRAGON for k in ks):
         lines.append(f"  {'paper':<14} {'DRAGON':<10} " + "/".join(f"{DRAGON[k][-1]:.1f}" for k in ks))
     lines.append("")
     for name, lat in latency.items():
+        if not lat:
+            continue
         lat = sorted(lat)
         lines.append(
             f"{name:<10} query latency: p50 {1000 * lat[len(lat) // 2]:.2f} ms, "
@@ -179,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ks", type=int, nargs="+", default=[5, 10, 25])
     parser.add_argument("--half", choices=["first", "second"],
                         help="only the first or second half of the conversations (tune on one, report both)")
+    parser.add_argument("--embedding-model", help="litellm embedding model: adds a 'hybrid' row")
+    parser.add_argument("--embedding-api-base", help="its api base (e.g. a local OpenAI-compatible server)")
     args = parser.parse_args(argv)
     if not args.path.is_file():
         print(
@@ -195,7 +210,13 @@ def main(argv: list[str] | None = None) -> int:
         halves = {f"all 0-{len(data) - 1}": range(len(data)), f"0-{mid - 1} (tune)": range(mid),
                   f"{mid}-{len(data) - 1} (held out)": range(mid, len(data))}
     t0 = time.perf_counter()
-    scores, latency, counts = evaluate(data, sorted(args.ks))
+    embedder = None
+    if args.embedding_model:
+        from memcli.search.semantic import Embedder
+
+        embedder = Embedder(args.embedding_model, args.embedding_api_base, batch=64, budget_s=1e9,
+                            timeout_s=600)
+    scores, latency, counts = evaluate(data, sorted(args.ks), embedder)
     print(report(scores, latency, counts, sorted(args.ks), halves))
     print(f"\n({len(data)} conversations, {time.perf_counter() - t0:.1f} s; data: {args.path})")
     return 0
