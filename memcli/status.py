@@ -136,6 +136,8 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
     else:
         lines.append(f"  search:             hybrid: lexical + {found['model']} "
                      f"({found['embedded']} of {found['records']} records embedded)")
+        if found["unavailable"]:
+            lines.append(f"    but searches stay lexical: {found['unavailable']}")
     if data["merge_driver"] is False:  # git config does not travel with a clone
         lines.append("  warning: this clone has no memcli merge driver (records would merge as plain text); "
                      "run `memcli init`")

@@ -69,10 +69,24 @@ def record_text(slug: str, summary: str, body: str) -> str:
     return f"{slug.replace('-', ' ')}\n{summary}\n{body}"
 
 
+INSTALL_LINE = 'pip install "memcli[semantic]"'
+
+
+def unavailable() -> str | None:
+    """Why hybrid search cannot run in this install (the `semantic` extra missing), else None."""
+    import importlib.util
+
+    missing = [name for name in ("numpy", "litellm") if importlib.util.find_spec(name) is None]
+    return f"{' and '.join(missing)} not installed: {INSTALL_LINE}" if missing else None
+
+
 def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
     """Embed the records that have no vector for this model yet, within the time budget."""
     from memcli.llm import LLMError
 
+    why = unavailable()
+    if why:
+        return VectorStats(error=why)
     rows = conn.execute(
         "SELECT d.hash, d.slug, t.summary, t.body FROM docs d JOIN texts t USING (id) WHERE NOT EXISTS"
         " (SELECT 1 FROM vectors v WHERE v.hash = d.hash AND v.model = ?)", (embedder.model,)).fetchall()
@@ -154,4 +168,5 @@ def describe(ws: Workspace) -> dict[str, object]:
 
     with SearchIndex.for_workspace(ws) as index:
         done, total = coverage(index.conn, embedder.model)
-    return {"mode": "hybrid", "model": embedder.model, "embedded": done, "records": total}
+    return {"mode": "hybrid", "model": embedder.model, "embedded": done, "records": total,
+            "unavailable": unavailable()}

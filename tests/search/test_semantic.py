@@ -134,3 +134,17 @@ def test_status_without_a_model_is_lexical(records, capsys):
     records.decision("x", "Something.")
     code, out, _ = run_cli(capsys, "status", "-w", str(records.root))
     assert "search:             lexical" in out
+
+
+@pytest.mark.parametrize("module", ["numpy", "litellm"])
+def test_without_the_semantic_extra_search_stays_lexical_and_says_how_to_install(
+        ws, fake_llm, capsys, monkeypatch, module):
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed
+    code, out, err = run_cli(capsys, "search", "database backup", "--json", "-w", str(ws.root))
+    assert code == 0 and json.loads(out)[0]["slug"] == "db-backups"
+    assert f"{module} not installed" in err and 'pip install "memcli[semantic]"' in err
+    assert fake_llm.embedding_requests == []
+    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    assert "but searches stay lexical" in out
