@@ -23,6 +23,9 @@ class _Section(BaseModel):
 
 class LintConfig(_Section):
     summary_max_chars: int = Field(20_000, ge=1)
+    # The seeds' cap on the resident summary is in tokens (1-5k); counted with the estimate of
+    # memcli.tokens (no tokenizer on the lint path), which errs high on CJK.
+    summary_max_tokens: int = Field(5_000, ge=1_000, le=5_000)
     body_max_chars: int = Field(8_000, ge=1)
     description_max_chars: int = Field(1_024, ge=1)
     low_value_body_chars: int = Field(1_500, ge=0)
@@ -176,6 +179,7 @@ DEFAULT_CONFIG_TEXT = """\
 
 [lint]
 # summary_max_chars = 20000     # too-large: memory/summary.md
+# summary_max_tokens = 5000     # too-large: memory/summary.md, estimated tokens (1000-5000)
 # body_max_chars = 8000         # too-large: decision / request / knowledge body
 # description_max_chars = 1024  # description-too-long (knowledge with model_invocation: true)
 # low_value_body_chars = 1500   # low-value-large: body longer than this ...

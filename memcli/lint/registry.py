@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memcli.lint.rules.anchors import AnchorDrift
 from memcli.lint.rules.base import Rule, Scope
+from memcli.lint.rules.content import DecisionLedger, NewKnowledgeInvoked, UnknownSlugReference
 from memcli.lint.rules.location import InvalidSlug, UnknownLocation
 from memcli.lint.rules.references import DanglingReference, ReplacedByCycle, ReplacedChainLong
 from memcli.lint.rules.schema import (
@@ -37,6 +38,9 @@ RULES: tuple[Rule, ...] = (
     SlugExists(),
     Secret(),
     SourceNotProvided(),
+    NewKnowledgeInvoked(),
+    UnknownSlugReference(),
+    DecisionLedger(),
     # warnings
     LowValueLarge(),
     SourcesOverflow(),

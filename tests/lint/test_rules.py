@@ -79,6 +79,13 @@ FAILING = [
         {("description-too-long", 5)},
     ),
     ("too-large", "body-8001", dict([_dec("a", body="x" * 8001)]), f"{D}/a.md", {("too-large", None)}),
+    (  # 4 000 Japanese characters: ~6 000 estimated tokens, far under 20 000 characters
+        "too-large",
+        "japanese-summary-over-token-cap",
+        {"memory/summary.md": record("summary", body="要約" * 2000)},
+        "memory/summary.md",
+        {("too-large", None)},
+    ),
     (
         "unknown-location",
         "md-directly-in-memory",
@@ -156,6 +163,8 @@ PASSING = [
         {"knowledge/k.md": record("knowledge", description="x" * 1024, model_invocation="true")},
     ),
     ("too-large", "body-8000-two-sources", dict([_dec("a", body="x" * 8000, sources=_sources(2))])),
+    ("too-large", "english-summary-12000-chars", 
+     {"memory/summary.md": record("summary", body="word " * 2400)}),
     (
         "unknown-location",
         "every-kind-folder",
@@ -201,7 +210,8 @@ def test_rule_passes(tmp_path: Path, code: str, files: dict) -> None:
     assert [f for f in findings if f.is_error] == []
 
 
-TOOL_CODES = {"workflow-readonly", "slug-exists", "source-not-provided"}
+TOOL_CODES = {"workflow-readonly", "slug-exists", "source-not-provided", "new-knowledge-invoked",
+              "unknown-slug-reference", "decision-ledger"}
 
 
 def test_every_registered_rule_has_a_passing_and_a_failing_case() -> None:
@@ -353,3 +363,34 @@ def test_a_password_in_frontmatter_and_an_env_assignment_are_secrets(tmp_path: P
     password_line = text.splitlines().index("password: hunter2hunter2") + 1
     body_line = text.splitlines().index("DB_PASSWORD=hunter2hunter2") + 1
     assert {("secret", password_line), ("secret", body_line)} <= found
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "op", "found"),
+    [
+        ("knowledge/new.md", record("knowledge", model_invocation="true"), "create",
+         {("new-knowledge-invoked", 6)}),
+        ("knowledge/new.md", record("knowledge", model_invocation="false"), "create", set()),
+        # an existing record may be switched on (a judgement made later, on an existing record)
+        ("knowledge/k.md", record("knowledge", model_invocation="true"), "edit", set()),
+        (f"{D}/use-sqlite.md", record("decision", body="Pairs with #old and #k.\n"), "edit", set()),
+        (f"{D}/use-sqlite.md", record("decision", body="See #use-postgres.\n"), "edit",
+         {("unknown-slug-reference", None)}),
+        (f"{D}/use-sqlite.md", record("decision", body="# Heading\nFixed in #123, `#not-a-ref`, "
+                                                      "see a.md#part and &#38;.\n```\n#gone\n```\n"),
+         "edit", set()),
+        (f"{D}/ledger.md", record("decision", body="- #12 done\n- #13 done\n- PR 40 merged\n- a1b2c3d\n"),
+         "create", {("decision-ledger", None)}),
+        (f"{D}/ledger.md", record("decision", body="Retry with backoff (#412, ABC-9).\n\nWhy: the API "
+                                                   "rate-limits bursts.\nRevisit when #500 lands.\n"
+                                                   "Owner: the platform team.\n"),
+         "create", set()),
+    ],
+    ids=["invoked-new", "not-invoked-new", "invoked-existing", "refs-exist", "ref-missing", "not-refs",
+         "ledger", "cites-ids"],
+)
+def test_content_rules_on_the_tool_path(tmp_path: Path, path: str, content: str, op: str, found: set) -> None:
+    ws = _tool_ws(tmp_path)
+    (ws.root / "knowledge/k.md").write_text(record("knowledge"), encoding="utf-8")
+    findings = lint_change(ws, Change(path, content.encode(), op))  # type: ignore[arg-type]
+    assert positions(findings) == found

@@ -8,6 +8,7 @@ from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
 from memcli.records.models import record_sources
 from memcli.records.parse import ParsedRecord
+from memcli.tokens import EstimateCounter
 from memcli.workspace import Kind
 
 _CAPPED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
@@ -15,14 +16,18 @@ _SOURCED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
 
 
 class TooLarge(Rule):
-    """`memory/summary.md` stays within 20 000 characters; a decision, request or knowledge body
-    within 8 000 (config `lint.summary_max_chars`, `lint.body_max_chars`).
+    """`memory/summary.md` stays within 20 000 characters and 5 000 estimated tokens; a decision,
+    request or knowledge body within 8 000 characters (config `lint.summary_max_chars`,
+    `lint.summary_max_tokens` (1 000–5 000), `lint.body_max_chars`). Tokens are memcli's estimate:
+    one per 3 ASCII characters, 1.5 per other character, so a Japanese summary meets the cap at
+    about 3 300 characters.
 
     Why: records are read whole into agent context; an oversized one crowds out everything else
-    and is usually several records in one.
+    and is usually several records in one. The summary is in every session, so its cap is in tokens.
 
-    Passing: an 8 000-character decision body.
-    Failing: an 8 001-character knowledge body (split it), a 50 MB file.
+    Passing: an 8 000-character decision body; a 12 000-character English summary (4 000 tokens).
+    Failing: an 8 001-character knowledge body (split it), a 50 MB file, a 4 000-character
+    Japanese summary (6 000 tokens).
     """
 
     code, alias, severity = "too-large", "E10", Severity.ERROR
@@ -31,6 +36,11 @@ class TooLarge(Rule):
         if not rec.ok:
             return
         if rec.kind is Kind.SUMMARY:
+            tokens, cap_tokens = EstimateCounter().count(rec.text), ctx.config.summary_max_tokens
+            if tokens > cap_tokens:
+                yield self.finding(rec.path, None, f"summary.md is about {tokens} tokens, over the cap of "
+                                   f"{cap_tokens} (lint.summary_max_tokens); compress it")
+                return
             size, cap, what = len(rec.text), ctx.config.summary_max_chars, "summary.md"
         elif rec.kind in _CAPPED:
             size, cap, what = len(rec.body), ctx.config.body_max_chars, f"the {rec.kind} body"
