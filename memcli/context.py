@@ -133,26 +133,34 @@ def _fit_lines(lines: list[str], room: int, counter: TokenCounter) -> int:
     return n
 
 
-def build_context(workspace: Workspace, budget: int | None = None, counter: TokenCounter | None = None,
-                  snapshot: Snapshot | None = None,
-                  entries: tuple[list[Entry], list[str]] | None = None) -> ContextResult:
-    """The resident context; `entries` is `resident_entries` when the caller already has it."""
-    budget = workspace.config.context.budget_tokens if budget is None else budget
-    if budget < MIN_BUDGET:
-        raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
-    counter = counter or get_counter()
-    snap = snapshot or Snapshot(workspace)
-    entries, skipped = entries if entries is not None else resident_entries(snap)
-    summary_lines: list[str] = []
-    summary_path = None
-    if snap.exists(SUMMARY_PATH):
-        rec = snap.record(SUMMARY_PATH)
-        if rec.model is None:
-            skipped = sorted([*skipped, SUMMARY_PATH])
-        else:
-            summary_path = SUMMARY_PATH
-            body = rec.body.strip("\n")
-            summary_lines = [line + "\n" for line in body.split("\n")] + ["\n"] if body.strip() else []
+@dataclass(frozen=True)
+class _Layout:
+    """What a budget lets through: the first `n_summary` summary lines and `n` index entries."""
+
+    n_summary: int
+    n: int
+    truncated: bool
+    tokens: int
+
+
+def _summary_lines(snap: Snapshot, skipped: list[str]) -> tuple[list[str], str | None, list[str]]:
+    if not snap.exists(SUMMARY_PATH):
+        return [], None, skipped
+    rec = snap.record(SUMMARY_PATH)
+    if rec.model is None:
+        return [], None, sorted([*skipped, SUMMARY_PATH])
+    body = rec.body.strip("\n")
+    lines = [line + "\n" for line in body.split("\n")] + ["\n"] if body.strip() else []
+    return lines, SUMMARY_PATH, skipped
+
+
+def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int) -> str:
+    index = INDEX_HEADING + "".join(e.line for e in entries[:layout.n]) if layout.n else ""
+    return ("".join(summary_lines[:layout.n_summary]) + index
+            + _closing(layout.n, len(entries), layout.truncated, budget))
+
+
+def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: TokenCounter) -> _Layout:
     # Reserve the closing line at its longest: summary truncated and every entry cut.
     reserve = counter.count(_closing(0, len(entries), True, budget))
     room = budget - reserve
@@ -164,19 +172,54 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         lines = [INDEX_HEADING] + [e.line for e in entries]
         n = max(0, _fit_lines(lines, room - counter.count(head), counter) - 1)
     while True:  # the whole text decides; drop entries, then summary lines, until it fits
-        index = INDEX_HEADING + "".join(e.line for e in entries[:n]) if n else ""
-        text = head + index + _closing(n, len(entries), truncated, budget)
-        tokens = counter.count(text)
+        layout = _Layout(n_summary, n, truncated, 0)
+        tokens = counter.count(_text(summary_lines, entries, layout, budget))
         if tokens <= budget or (n == 0 and n_summary == 0):
-            break
+            return _Layout(n_summary, n, truncated, tokens)
         if n:
             n -= 1
         else:
             n_summary -= 1
             truncated = True
-            head = "".join(summary_lines[:n_summary])
-    return ContextResult(text, tokens, budget, counter.name, summary_path, truncated, tuple(entries[:n]),
-                         len(entries) - n, tuple(skipped))
+
+
+def build_context(workspace: Workspace, budget: int | None = None, counter: TokenCounter | None = None,
+                  snapshot: Snapshot | None = None,
+                  entries: tuple[list[Entry], list[str]] | None = None) -> ContextResult:
+    """The resident context; `entries` is `resident_entries` when the caller already has it.
+
+    Without an explicit `counter`, the layout is memoised in the state folder under a digest of
+    everything it depends on (counter, budget, summary lines, index lines): a session start that
+    finds the memory unchanged counts nothing and never loads the tokenizer's table."""
+    budget = workspace.config.context.budget_tokens if budget is None else budget
+    if budget < MIN_BUDGET:
+        raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
+    snap = snapshot or Snapshot(workspace)
+    shown, skipped = entries if entries is not None else resident_entries(snap)
+    summary_lines, summary_path, skipped = _summary_lines(snap, skipped)
+    if counter is not None:
+        layout, name = _fit(summary_lines, shown, budget, counter), counter.name
+    else:
+        layout, name = _memoised_fit(workspace, summary_lines, shown, budget)
+    text = _text(summary_lines, shown, layout, budget)
+    return ContextResult(text, layout.tokens, budget, name, summary_path, layout.truncated,
+                         tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped))
+
+
+def _memoised_fit(workspace: Workspace, summary_lines: list[str], entries: list[Entry],
+                  budget: int) -> tuple[_Layout, str]:
+    from memcli.context_memo import LayoutMemo
+
+    memo = LayoutMemo(workspace.state_dir)
+    key = memo.key(budget, summary_lines, [e.line for e in entries])
+    known = memo.get(key)
+    if known is not None:
+        name, fields = known
+        return _Layout(*fields), name
+    counter = get_counter(workspace.state_dir)
+    layout = _fit(summary_lines, entries, budget, counter)
+    memo.put(key, counter.name, (layout.n_summary, layout.n, layout.truncated, layout.tokens))
+    return layout, counter.name
 
 
 def run(workspace: Workspace, *, budget: int | None = None, fmt: str = "markdown") -> int:

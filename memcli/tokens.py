@@ -8,6 +8,12 @@ and read directly from disk. When tiktoken or the file is missing, a documented 
 one token per 3 ASCII characters plus 1.5 tokens per other character (CJK). It errs on the high
 side of cl100k_base on English and everyday Japanese text, so a budget met by the estimate holds for
 real on prose (rare kanji, ~2 tokens each, and hex ids are denser: the known exceptions).
+
+Reading the table is most of what a `memcli context` run costs (100 000 base64 lines decoded in
+Python), and that command runs at every agent session start. So the decoded table is kept, once,
+in the state folder as a `marshal` file named after the table's hash and the Python version, and
+read from there (about 7x faster); a cache file that does not load back into exactly the table's
+shape is ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import marshal
 import math
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -95,23 +103,72 @@ def local_bpe_file() -> Path | None:
     return None
 
 
-def _load_tiktoken(path: Path) -> Any:
-    import tiktoken
+_RANKS = 100_256  # entries in cl100k_base: a cached table of another size is not this one
 
+
+def _parse_ranks(data: bytes) -> dict[bytes, int]:
     ranks: dict[bytes, int] = {}
-    for line in path.read_bytes().splitlines():
+    for line in data.splitlines():
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _ranks_cache(cache_dir: Path) -> Path:
+    # marshal's format may change between Python versions: one file per version.
+    return cache_dir / f"tokenizer-{_SHA256[:12]}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+
+
+def _load_ranks(path: Path, cache_dir: Path | None) -> dict[bytes, int]:
+    """The table's ranks, from the marshal cache when it is there and sound, else parsed (and cached)."""
+    cached = _ranks_cache(cache_dir) if cache_dir is not None else None
+    if cached is not None:
+        try:
+            ranks = marshal.loads(cached.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            ranks = None
+        if isinstance(ranks, dict) and len(ranks) == _RANKS:
+            return ranks
+    ranks = _parse_ranks(path.read_bytes())
+    if cached is not None:
+        from memcli.atomicio import atomic_write_bytes
+
+        try:
+            atomic_write_bytes(cached, marshal.dumps(ranks))
+        except OSError:
+            pass  # a read-only state folder: the next run parses again, nothing else changes
+    return ranks
+
+
+def _load_tiktoken(path: Path, cache_dir: Path | None = None) -> Any:
+    import tiktoken
+
+    ranks = _load_ranks(path, cache_dir)
     return tiktoken.Encoding(ENCODING, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens=_SPECIAL)
 
 
-@lru_cache(maxsize=1)
-def get_counter() -> TokenCounter:
-    """The real cl100k_base tokenizer when tiktoken and its table are here, else the estimate."""
+def counter_id() -> str:
+    """Which counter `get_counter` builds, without building it (a key for memoised counts)."""
+    if importlib.util.find_spec("tiktoken") is None:
+        return ESTIMATE
+    from importlib.metadata import PackageNotFoundError, version
+
+    if local_bpe_file() is None:
+        return ESTIMATE
+    try:
+        return f"tiktoken {version('tiktoken')}"
+    except PackageNotFoundError:
+        return "tiktoken"
+
+
+@lru_cache(maxsize=4)
+def get_counter(cache_dir: Path | None = None) -> TokenCounter:
+    """The real cl100k_base tokenizer when tiktoken and its table are here, else the estimate.
+    `cache_dir` (a state folder) keeps the decoded table for the next process."""
     if importlib.util.find_spec("tiktoken") is None:
         return EstimateCounter()
     path = local_bpe_file()
     if path is None:
         return EstimateCounter()
-    return TiktokenCounter(_load_tiktoken(path))
+    return TiktokenCounter(_load_tiktoken(path, cache_dir))

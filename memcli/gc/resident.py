@@ -8,29 +8,12 @@ ordered index lines, so it is memoised in the facts cache under a digest of exac
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 
 from memcli.context import Entry, build_context
 from memcli.gc.facts import FactsCache
 from memcli.lint.snapshot import Snapshot
+from memcli.tokens import counter_id
 from memcli.workspace import SUMMARY_PATH, Workspace
-
-
-def _counter_id() -> str:
-    """Which counter `memcli.tokens.get_counter` would build, without building it."""
-    if importlib.util.find_spec("tiktoken") is None:
-        return "estimate"
-    from importlib.metadata import PackageNotFoundError, version
-
-    from memcli.tokens import local_bpe_file
-
-    path = local_bpe_file()  # verified by its hash
-    if path is None:
-        return "estimate"
-    try:
-        return f"tiktoken {version('tiktoken')}"
-    except PackageNotFoundError:
-        return "tiktoken"
 
 
 def resident_slugs(
@@ -46,7 +29,7 @@ def resident_slugs(
         return compute()
     summary = snap.raw(SUMMARY_PATH)[0] if snap.exists(SUMMARY_PATH) else None
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"{_counter_id()}\0{workspace.config.context.budget_tokens}\0".encode())
+    h.update(f"{counter_id()}\0{workspace.config.context.budget_tokens}\0".encode())
     h.update(b"absent" if summary is None else b"summary:" + summary)
     for e in entries[0]:
         h.update(b"\0" + e.line.encode())
