@@ -17,7 +17,7 @@ restore retry timeout latency api endpoint version auth token session cookie log
 invoice payment refund email reminder notification webhook cron job batch import export csv json yaml
 config feature flag rollout canary monitor alert metric log trace error crash bug fix test fixture mock
 docker kubernetes helm terraform ci pipeline lint format typing python fastapi pydantic celery sentry
-search ranking tokenizer japanese unicode locale timezone date calendar report dashboard chart upload""".split()
+search ranking tokenizer japanese unicode locale timezone date calendar report dashboard chart""".split()
 JA = ["データベース", "バックアップ", "日本語", "コミット", "設定", "検索", "認証", "通知", "移行", "障害"]
 KNOWLEDGE_KINDS = ["rule", "policy", "howto", "fact", "term"]
 DATES = "created_at: 2026-04-01T10:00:00+09:00\nupdated_at: 2026-04-{day:02d}T10:00:00+09:00\n"
@@ -51,8 +51,8 @@ def generate(root: Path, count: int, seed: int = 7) -> Path:
         (root / folder).mkdir(parents=True, exist_ok=True)
     (root / "memcli.toml").write_text("[memory]\n", encoding="utf-8")
     summary = "\n\n".join(sentence(rng, 30) for _ in range(12))
-    (root / "memory" / "summary.md").write_text(
-        f"---\nupdated_at: 2026-04-02T10:00:00+09:00\n---\n# Project summary\n\n{summary}\n", encoding="utf-8")
+    front = "---\nupdated_at: 2026-04-02T10:00:00+09:00\n---\n"
+    (root / "memory" / "summary.md").write_text(f"{front}# Project summary\n\n{summary}\n", encoding="utf-8")
     old = time.time() - 86_400  # mtimes old enough for the caches to trust without re-hashing
     for i in range(count):
         folder = folders[i % len(folders)]
