@@ -253,6 +253,14 @@ def why(
     raise typer.Exit(run(_open(workspace), record, as_json=as_json))
 
 
+@app.command()
+def mcp(workspace: WorkspaceOpt = None) -> None:
+    """Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."""
+    from memcli.mcpserver.server import run
+
+    raise typer.Exit(run(_open(workspace)))
+
+
 @app.command("gc-report")
 def gc_report(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text|markdown|json")] = "text",

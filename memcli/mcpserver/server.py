@@ -1,0 +1,115 @@
+"""`memcli mcp`: the memory as Model Context Protocol tools, served over stdio with the official SDK.
+
+The agent starts the server in its project; it serves the workspace found from there (or
+`--workspace`). Tools read the records as they are at each call (the search index refreshes what
+changed), so what consolidation commits between two calls is seen by the next one. Errors the model
+can act on come back as tool errors (`isError`) with a one-line fix; an unexpected exception is
+logged on stderr and reported to the client as a failed call, and the server keeps serving.
+The server never imports litellm: nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from memcli.errors import EXIT_OK, MemcliError
+from memcli.mcpserver import tools
+from memcli.workspace import Workspace
+
+SERVER_NAME = "memcli"
+INSTRUCTIONS = (
+    "Project memory kept in git by memcli: decisions, requests, knowledge and a summary. Call "
+    "memcli_context at the start of a task, memcli_search before deciding something the project may "
+    "already have decided, memcli_read to open a record, and memcli_remember when the user states a "
+    "decision, request or rule worth keeping."
+)
+
+SearchType = Literal["decision", "request", "knowledge", "summary", "workflow"]
+
+
+def build_server(ws: Workspace) -> Any:
+    """The MCPServer with the five memcli tools bound to `ws`."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    from memcli import __version__
+
+    server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                                open_world_hint=False)
+
+    def guarded(fn: Any) -> Any:
+        """memcli errors become tool errors with their own message (the SDK would hide it)."""
+        def call(**kwargs: Any) -> str:
+            try:
+                return fn(**kwargs)
+            except MemcliError as exc:
+                raise ToolError(str(exc)) from None
+        return call
+
+    @server.tool(description="Search the project memory (decisions, requests, knowledge, summary, "
+                 "workflow) and get ranked hits with slug, path and a snippet; then memcli_read one.",
+                 annotations=read_only, structured_output=False)
+    def memcli_search(
+        query: Annotated[str, Field(description="Words to look for, any language (e.g. 'sqlite backup').",
+                                    min_length=1, max_length=500)],
+        types: Annotated[list[SearchType] | None, Field(
+            description="Only these record types (default: all).")] = None,
+        limit: Annotated[int, Field(description="How many hits.", ge=1, le=tools.MAX_LIMIT)] = 10,
+    ) -> str:
+        return guarded(tools.search)(ws=ws, query=query, types=types, limit=limit)
+
+    @server.tool(description="Read one memory record (frontmatter and body) by its slug, e.g. "
+                 "'sqlite-backup', or its path, e.g. 'memory/decisions/use-sqlite.md'.",
+                 annotations=read_only, structured_output=False)
+    def memcli_read(
+        record: Annotated[str, Field(description="A record's slug, or its path under memory/ or knowledge/.",
+                                     min_length=1, max_length=512)],
+    ) -> str:
+        return guarded(tools.read)(ws=ws, record=record)
+
+    @server.tool(description="Get the project's resident context: the memory summary and the index of "
+                 "knowledge to consult, within a token budget. Call it when a task starts.",
+                 annotations=read_only, structured_output=False)
+    def memcli_context(
+        budget: Annotated[int | None, Field(description="Token budget (default: the workspace's, 5000).",
+                                            ge=100, le=200_000)] = None,
+    ) -> str:
+        return guarded(tools.context)(ws=ws, budget=budget)
+
+    @server.tool(description="Show the transcript entries a record's Source points to (session id and "
+                 "entry range), redacted, to check what was actually said.",
+                 annotations=read_only, structured_output=False)
+    def memcli_source(
+        session: Annotated[str, Field(description="Session id (or a unique prefix) from a Source.",
+                                      min_length=1, max_length=200)],
+        start: Annotated[int, Field(description="First entry index of the range.", ge=0)],
+        end: Annotated[int, Field(description="Last entry index of the range (inclusive).", ge=0)],
+    ) -> str:
+        return guarded(tools.source)(ws=ws, session=session, start=start, end=end)
+
+    @server.tool(description="Ask to keep a decision, request or rule the user stated in project "
+                 "memory; it is reviewed and filed after this session (nothing is written now).",
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                             idempotent_hint=False, open_world_hint=False),
+                 structured_output=False)
+    def memcli_remember(
+        kind: Annotated[Literal["decision", "request", "rule"], Field(
+            description="decision: a choice made and settled; request: something the user wants; "
+                        "rule: a standing instruction to follow from now on.")],
+        text: Annotated[str, Field(description="What to keep, in one or two self-contained sentences.",
+                                   min_length=1, max_length=tools.REMEMBER_TEXT_CHARS)],
+        why: Annotated[str, Field(description="The reason given, if any.",
+                                  max_length=tools.REMEMBER_TEXT_CHARS)] = "",
+    ) -> str:
+        return guarded(tools.remember)(kind=kind, text=text, why=why)
+
+    return server
+
+
+def run(ws: Workspace) -> int:
+    build_server(ws).run("stdio")
+    return EXIT_OK

@@ -1,0 +1,136 @@
+"""What each `memcli mcp` tool does, as plain functions over a Workspace (no MCP types here).
+
+Each returns the text the model reads, built by the same library code as the CLI command it mirrors:
+`search` is `memcli search --json`, `context` is `memcli context`, `source` renders entries the way
+`memcli extract` sends them to its model (redacted, tool output cut). A failure the model can act
+on raises `ToolFailure` with a message that says what to do instead.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from memcli.errors import MemcliError
+from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
+
+SEARCH_TYPES = tuple(k.value for k in Kind)
+MAX_LIMIT = 50
+SOURCE_MAX_CHARS = 20_000  # one tool result an agent can afford in its context
+REMEMBER_KINDS = ("decision", "request", "rule")
+REMEMBER_TEXT_CHARS = 1_000  # the staging item's bound (memcli.staging)
+
+
+class ToolFailure(MemcliError):
+    """A tool call the model should correct; the message says how."""
+
+
+def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> str:
+    from memcli.search import search as ranked
+    from memcli.search.render import render_json
+    from memcli.search.text import query_groups
+
+    if not query.strip() or not query_groups(query):
+        raise ToolFailure("the query has no letters or digits to search for; give a few words, "
+                          "e.g. 'sqlite backup' or 'デプロイ 手順'")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ToolFailure(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
+    hits = ranked(ws, query, types=types or None, limit=limit)
+    if not hits:
+        return f"No record matches {query!r}. Try other words, or fewer of them."
+    return render_json(hits)
+
+
+def _record_path(ws: Workspace, record: str) -> str:
+    """The workspace-relative path of a record named by its slug or by its path, confined to the
+    record folders (a link that leads out of them is refused, whichever way it was named)."""
+    from memcli.tools.paths import PathRefused, confine
+
+    name = record.strip()
+    if "/" not in name and not name.endswith(".md"):
+        name = _slug_path(ws, name)
+    try:
+        return confine(ws.root, name, write=False)
+    except PathRefused as exc:
+        raise ToolFailure(str(exc)) from None
+
+
+def _slug_path(ws: Workspace, slug: str) -> str:
+    if slug == "summary":
+        return SUMMARY_PATH
+    folders = KIND_DIRS.values()
+    found = [f"{folder}/{slug}.md" for folder in folders if (ws.root / folder / f"{slug}.md").is_file()]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ToolFailure(f"{slug!r} names {len(found)} records: {', '.join(found)}; pass one of these paths")
+    slugs = [p.stem for folder in folders for p in (ws.root / folder).glob("*.md")]
+    close = difflib.get_close_matches(slug, slugs, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; find records with memcli_search"
+    raise ToolFailure(f"no record with the slug {slug!r}{hint}")
+
+
+def read(ws: Workspace, record: str) -> str:
+    rel = _record_path(ws, record)
+    full = ws.root / rel
+    if full.is_dir():
+        names = sorted(p.name for p in full.iterdir() if p.suffix == ".md")
+        raise ToolFailure(f"{rel} is a folder of {len(names)} records; pass one record's slug or path "
+                          f"(e.g. {rel}/{names[0]})" if names else f"{rel} is an empty folder")
+    if not full.is_file():
+        raise ToolFailure(f"{rel} does not exist; find records with memcli_search")
+    try:
+        return full.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
+
+
+def context(ws: Workspace, budget: int | None = None) -> str:
+    from memcli.context import build_context
+
+    return build_context(ws, budget).text
+
+
+def source(ws: Workspace, session: str, start: int, end: int) -> str:
+    """Entries `start..end` (file lines, as a Source holds them) of a session, redacted and cut
+    exactly as `memcli extract` prepares them for its model, at most SOURCE_MAX_CHARS in all."""
+    from memcli.extract.prepare import BRIEF, prepare
+    from memcli.sessions.commands import select
+    from memcli.sessions.discover import find_session
+
+    if start < 0 or end < start:
+        raise ToolFailure(f"range {start}-{end}: give 0 <= start <= end (entry indices of a Source)")
+    info = find_session(ws, session.strip())
+    chosen = select(info, (start, end))
+    out = [f"session {info.session_id} ({info.agent}), entries {start}-{end}:"]
+    used = len(out[0])
+    for entry in chosen:
+        prepared = prepare(entry, ws.config.extract.tool_output_chars)
+        if prepared is None:
+            continue
+        text = prepared.render(BRIEF)
+        if used + len(text) > SOURCE_MAX_CHARS:
+            out.append(f"[cut at {SOURCE_MAX_CHARS} characters: call again with start={entry.index} for "
+                       "the rest]")
+            break
+        out.append(text)
+        used += len(text) + 2
+    if len(out) == 1:
+        out.append("(no conversation entries in these lines)")
+    return "\n\n".join(out)
+
+
+def remember(kind: str, text: str, why: str = "") -> str:
+    """The acknowledgement: nothing is written; `memcli extract` stages this call from the transcript."""
+    if kind not in REMEMBER_KINDS:
+        raise ToolFailure(f"kind {kind!r} is not one of: {', '.join(REMEMBER_KINDS)}")
+    if not text.strip():
+        raise ToolFailure("text is empty; say in one or two sentences what should be kept")
+    return json.dumps({
+        "noted": kind,
+        "text": text.strip(),
+        "why": why.strip(),
+        "next": "Kept in this session's transcript: `memcli extract` stages it for review and "
+                "`memcli consolidate` turns it into a memory record. Nothing was written now; "
+                "do not write memory files yourself.",
+    }, ensure_ascii=False)
