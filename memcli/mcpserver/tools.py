@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import replace
+from typing import Any
 
 from memcli.errors import MemcliError
+from memcli.sessions.model import Entry
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
 
 SEARCH_TYPES = tuple(k.value for k in Kind)
 MAX_LIMIT = 50
 SOURCE_MAX_CHARS = 20_000  # one tool result an agent can afford in its context
+ENTRY_MAX_CHARS = 4_000  # one long message or tool output must not crowd out the rest
 REMEMBER_KINDS = ("decision", "request", "rule")
 REMEMBER_TEXT_CHARS = 1_000  # the staging item's bound (memcli.staging)
 
@@ -91,12 +95,33 @@ def context(ws: Workspace, budget: int | None = None) -> str:
     return build_context(ws, budget).text
 
 
+def _redacted(entry: Entry) -> Entry:
+    """The entry with every text redacted before anything is cut (a cut never splits a secret)."""
+    from memcli.secrets import redact
+
+    def args(value: dict[str, Any] | str) -> dict[str, Any] | str:
+        clean = redact(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))[0]
+        if isinstance(value, str):
+            return clean
+        try:
+            return json.loads(clean)
+        except ValueError:  # a redaction took a quote with it: show the redacted text as it is
+            return clean
+
+    return replace(
+        entry, text=redact(entry.text)[0], thinking=redact(entry.thinking)[0],
+        tool_calls=tuple(replace(c, arguments=args(c.arguments)) for c in entry.tool_calls),
+        tool_results=tuple(replace(r, content=redact(r.content)[0]) for r in entry.tool_results))
+
+
 def source(ws: Workspace, session: str, start: int, end: int) -> str:
-    """Entries `start..end` (file lines, as a Source holds them) of a session, redacted and cut
-    exactly as `memcli extract` prepares them for its model, at most SOURCE_MAX_CHARS in all."""
-    from memcli.extract.prepare import BRIEF, prepare
+    """Entries `start..end` (file lines, as a Source holds them) of a session, as `memcli source`
+    prints them, but redacted as `memcli extract` redacts, each cut to ENTRY_MAX_CHARS and at most
+    SOURCE_MAX_CHARS in all."""
+    from memcli.extract.prepare import cut
     from memcli.sessions.commands import select
     from memcli.sessions.discover import find_session
+    from memcli.sessions.render import entry_text
 
     if start < 0 or end < start:
         raise ToolFailure(f"range {start}-{end}: give 0 <= start <= end (entry indices of a Source)")
@@ -105,19 +130,16 @@ def source(ws: Workspace, session: str, start: int, end: int) -> str:
     out = [f"session {info.session_id} ({info.agent}), entries {start}-{end}:"]
     used = len(out[0])
     for entry in chosen:
-        prepared = prepare(entry, ws.config.extract.tool_output_chars)
-        if prepared is None:
-            continue
-        text = prepared.render(BRIEF)
+        text = cut(entry_text(_redacted(entry)), ENTRY_MAX_CHARS)
         if used + len(text) > SOURCE_MAX_CHARS:
             out.append(f"[cut at {SOURCE_MAX_CHARS} characters: call again with start={entry.index} for "
                        "the rest]")
             break
         out.append(text)
-        used += len(text) + 2
+        used += len(text) + 1
     if len(out) == 1:
         out.append("(no conversation entries in these lines)")
-    return "\n\n".join(out)
+    return "\n".join(out)
 
 
 def remember(kind: str, text: str, why: str = "") -> str:

@@ -126,7 +126,7 @@ def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
     assert context == build_context(workspace).text
     assert small == build_context(workspace, 200).text != context
     assert "[REDACTED:github-token]" in source and SECRET not in source
-    assert "Deployed. Backups now run daily." in source and "chars cut" in source  # tool output cut
+    assert "Deployed. Backups now run daily." in source and "not shown" in source  # tool output cut
     assert '"noted": "rule"' in remember and "Run backups daily." in remember
     assert tree(ws) == before  # no tool wrote anything to the workspace
 
