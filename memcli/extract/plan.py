@@ -9,6 +9,7 @@ from pathlib import Path
 from memcli.config import ExtractConfig
 from memcli.extract.ledger import Ledger, Span, session_key
 from memcli.extract.prepare import Chunk, Chunker, prepare
+from memcli.extract.remember import calls_in
 from memcli.sessions import read_entries
 from memcli.sessions.model import Entry, SessionInfo
 
@@ -81,6 +82,7 @@ def _stream(info: SessionInfo, key: str, spans: list[Span], checked: list[Span],
     packer = Chunker(cfg.chunk_tokens, slim=True)
     last_prepared: Entry | None = None  # the raw entry of the open chunk's last prepared item
     closed_last: Entry | None = None
+    hidden: frozenset[str] = frozenset()  # memcli_remember call ids: their results are not sent
 
     def emit(piece: Chunk | None, last_entry: Entry | None) -> None:
         if piece is not None and last_entry is not None:
@@ -94,10 +96,12 @@ def _stream(info: SessionInfo, key: str, spans: list[Span], checked: list[Span],
             out.last = entry
         if entry.index in wanted:
             out.recorded.append(entry)
+        if entry.tool_calls:  # a call in a covered entry still hides its result in the next chunk
+            hidden |= calls_in(entry)[1]
         if covered(entry):
             emit(packer.close(), last_prepared)
             continue
-        item = prepare(entry, cfg.tool_output_chars)
+        item = prepare(entry, cfg.tool_output_chars, hidden)
         if item is None:
             continue
         closed_last, last_prepared = last_prepared, entry

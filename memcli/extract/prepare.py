@@ -9,6 +9,10 @@ final answers survive and tool output goes first:
 Levels say what a chunk keeps: 5 everything (tool output cut to `tool_output_chars`), 4 a brief
 head-and-tail of each tool output, 3 no tool output, 2 no tool-call arguments either.
 
+A `memcli_remember` call is not sent: the entry carries it as `remembered` (staged without a model,
+memcli.extract.remember), and its acknowledgement is left out too; an entry holding nothing else has
+no parts, and a chunk of such entries needs no model call.
+
 Injected context (AGENTS.md, environment blocks, slash-command expansions, subagent prompts) is
 dropped; tool results that agents carry in `user` records are kept as tool output. Every part is
 redacted before its size is measured, so nothing leaves the machine unredacted, and chunks are cut
@@ -19,8 +23,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memcli.extract.remember import Remembered, calls_in, is_remember
 from memcli.provenance import role_of
 from memcli.secrets import redact
 from memcli.sessions.model import Entry
@@ -77,6 +82,7 @@ class Prepared:
     parts: tuple[Part, ...]
     redactions: int
     role: str = "agent"  # who the text comes from (memcli.provenance.role_of; tool if only its output)
+    remembered: tuple[Remembered, ...] = ()
 
     def render(self, level: int) -> str:
         kept = [t[0] for p in self.parts if (t := p.at(level)) is not None]
@@ -96,8 +102,7 @@ class Prepared:
                 return Part(p.cls, p.brief, p.brief_tokens)
             return p
 
-        parts = tuple(slim(p) for p in self.parts)
-        return Prepared(self.start, self.end, self.header, parts, self.redactions, self.role)
+        return replace(self, parts=tuple(slim(p) for p in self.parts))
 
     def tokens(self, level: int) -> int:
         kept = sum(t[1] for p in self.parts if (t := p.at(level)) is not None)
@@ -117,8 +122,17 @@ class Chunk:
     def redactions(self) -> int:
         return sum(e.redactions for e in self.entries)
 
+    @property
+    def remembered(self) -> tuple[Remembered, ...]:
+        return tuple(r for e in self.entries for r in e.remembered)
+
+    @property
+    def needs_model(self) -> bool:
+        """False when the chunk holds only `memcli_remember` calls (staged without a model)."""
+        return any(e.parts for e in self.entries)
+
     def text(self) -> str:
-        return "\n\n".join(e.render(self.level) for e in self.entries)
+        return "\n\n".join(e.render(self.level) for e in self.entries if e.parts)
 
 
 def _part(cls: int, text: str) -> tuple[Part, int]:
@@ -135,8 +149,11 @@ def _args(arguments: object) -> str:
     return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
 
 
-def prepare(entry: Entry, tool_output_chars: int) -> Prepared | None:
-    """The entry's redacted parts, or None when nothing of it is worth sending."""
+def prepare(entry: Entry, tool_output_chars: int, hidden: frozenset[str] = frozenset()) -> Prepared | None:
+    """The entry's redacted parts, or None when nothing of it is worth sending. `hidden`: call ids
+    of `memcli_remember` calls, whose results (acknowledgements) are left out."""
+    remembered, ids = calls_in(entry)
+    hidden = hidden | ids
     raw: list[tuple[int, str]] = []
     if entry.text.strip() and not entry.injected:
         if entry.role == "user":
@@ -146,12 +163,16 @@ def prepare(entry: Entry, tool_output_chars: int) -> Prepared | None:
         elif entry.role == "tool":
             raw.append((TOOL_OUTPUT, cut(entry.text.strip(), tool_output_chars)))
     for call in entry.tool_calls:
+        if is_remember(call.name):
+            continue
         raw.append((TOOL_CALL, f"→ {call.name}({cut(_args(call.arguments), _ARGS_CHARS)})"))
     for result in entry.tool_results:
+        if result.call_id in hidden:
+            continue
         if result.content.strip():
             mark = "← error: " if result.is_error else "← "
             raw.append((TOOL_OUTPUT, mark + cut(result.content.strip(), tool_output_chars)))
-    if not raw:
+    if not raw and not remembered:
         return None
     parts, total = [], 0
     for cls, text in raw:
@@ -161,8 +182,8 @@ def prepare(entry: Entry, tool_output_chars: int) -> Prepared | None:
     start, end = entry.span
     who = {"user": "user", "assistant": "assistant", "tool": "tool", "system": "system"}[entry.role]
     flags = (" (final)" if entry.final else "") + (" (subagent)" if entry.sidechain else "")
-    role = "tool" if all(p.cls == TOOL_OUTPUT for p in parts) else role_of(entry)
-    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total, role)
+    role = "tool" if parts and all(p.cls == TOOL_OUTPUT for p in parts) else role_of(entry)
+    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total, role, remembered)
 
 
 def _shrink(item: Prepared, budget: int) -> Prepared:
@@ -176,8 +197,7 @@ def _shrink(item: Prepared, budget: int) -> Prepared:
         text = cut(p.text, int(len(p.text) * share / p.tokens))  # chars in proportion to tokens
         return Part(p.cls, text, estimate_tokens(text))
 
-    parts = tuple(fit(p) for p in item.parts)
-    return Prepared(item.start, item.end, item.header, parts, item.redactions, item.role)
+    return replace(item, parts=tuple(fit(p) for p in item.parts))
 
 
 class Chunker:

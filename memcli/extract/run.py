@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memcli import history
 from memcli.errors import EXIT_INTERRUPTED, UsageError
-from memcli.extract import pool, prompt
+from memcli.extract import pool, prompt, remember
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
@@ -49,7 +49,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         preload()
     ledger = Ledger.open(workspace.state_dir)
     version = prompt.version()
-    gateway: Gateway | None = None
+    gateway: Gateway | ModelName | None = None
     if stale:
         model_name = resolve_model(workspace, "extract", model)
         old = [s for s in ledger.all_spans() if s.prompt_version != version or s.model != model_name]
@@ -69,7 +69,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     tally = Tally(todo)
     with pool.one_interrupt():
         if todo.work:
-            gateway = gateway or Gateway.from_config(workspace, "extract", model)
+            if gateway is None:
+                gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work))
             _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
         print_summary(tally, as_json)
     if tally.interrupted:
@@ -77,7 +78,28 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     return 1 if tally.failed or tally.fatal else 0
 
 
-def _extract_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, workspace: Workspace,
+def _gateway(workspace: Workspace, model: str | None, needed: bool) -> Gateway | ModelName:
+    """The gateway when some chunk needs the model; else only the model's name, for the ledger (a
+    run of `memcli_remember` calls alone needs no model, nor a configured one)."""
+    from memcli.errors import ConfigError
+    from memcli.llm import Gateway, resolve_model
+
+    if needed:
+        return Gateway.from_config(workspace, "extract", model)
+    try:
+        return ModelName(resolve_model(workspace, "extract", model))
+    except ConfigError:
+        return ModelName(remember.MODEL)
+
+
+@dataclass(frozen=True)
+class ModelName:
+    """Stands in for the gateway when no chunk calls the model."""
+
+    model: str
+
+
+def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
                  version: str, quiet: bool) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
@@ -111,7 +133,7 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
     }
 
 
-def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace, version: str,
+def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace, version: str,
              quiet: bool, gate: pool.Gate) -> Iterator[Result]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -134,7 +156,27 @@ def _execute(todo: Plan, gateway: Gateway, ledger: Ledger, workspace: Workspace,
                 bar.advance(sessions)
 
 
-def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: str,
+def _remembered(w: Work, staging_dir: Path) -> tuple[list[str], ExtractedItems]:
+    """Stage the chunk's `memcli_remember` calls, one file each (Source = the call's entry); the
+    ids are fixed by the calls, so a chunk done again rewrites the same files. Called inside the
+    write gate, just before the chunk's ledger line."""
+    ids: list[str] = []
+    items = ExtractedItems()
+    for call in w.chunk.remembered:
+        staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call)
+        write_staging(staging_dir, staging)
+        ids.append(staging.id)
+        items = _merged(items, staging.items)
+    return ids, items
+
+
+def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
+    """Both lists of items, for the run's counts (a chunk may stage more than one file's bound)."""
+    return ExtractedItems.model_construct(**{k: getattr(a, k) + getattr(b, k)
+                                             for k in ExtractedItems.model_fields})
+
+
+def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
          gate: pool.Gate) -> Result:
     from memcli.llm import InvalidOutput, LLMError
 
@@ -142,6 +184,15 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
         return Result(w, "skipped")
     start, end = w.chunk.range
     source = Source(session_id=w.info.session_id, range=(start, end))
+    if not w.chunk.needs_model:
+        with gate.writing() as allowed:
+            if not allowed:
+                return Result(w, "skipped")
+            ids, kept = _remembered(w, staging_dir)
+            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
+                          gateway.model, ids[0] if ids else "")
+        return Result(w, "done", kept)
+    assert not isinstance(gateway, ModelName)
     messages = prompt.messages(w.info.agent, w.chunk)
     file_id = staging_id(w.key, source, version, gateway.model, messages[-1]["content"])
     existing = staging_path(staging_dir, file_id)
@@ -154,9 +205,10 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
             with gate.writing() as allowed:
                 if not allowed:
                     return Result(w, "skipped")
+                kept = _remembered(w, staging_dir)[1]
                 ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                               gateway.model, file_id)
-            return Result(w, "recovered", items)
+            return Result(w, "recovered", _merged(items, kept))
     try:
         items, usage = gateway.structured(messages, ExtractedItems)
     except InvalidOutput as exc:
@@ -168,12 +220,13 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
+        ids, kept = _remembered(w, staging_dir)  # only now: a failed chunk is done again, calls and all
         if _empty(items):
             # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
             # counts toward the consolidation trigger nor costs a consolidation run.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
-                          gateway.model, "")
-            return Result(w, "done", items, usage)
+                          gateway.model, ids[0] if ids else "")
+            return Result(w, "done", kept, usage)
         staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
                               prompt_version=version, created_at=dt.datetime.now(dt.UTC),
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
@@ -183,7 +236,7 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, version: 
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                       gateway.model, file_id)
-    return Result(w, "done", items, usage)
+    return Result(w, "done", _merged(items, kept), usage)
 
 
 def _empty(items: ExtractedItems) -> bool:

@@ -1,0 +1,110 @@
+"""End to end: an agent's `memcli_remember` call in its transcript → `memcli extract` (scripted model
+for the rest of the session) → a staging item whose Source is exactly that entry → `memcli
+consolidate` (scripted worker) → one commit with a decision record citing that entry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from consolidate.helpers import git, head, init_repo
+from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
+from support.fake_llm import Reply, tool_call
+
+from memcli.cli import main
+from memcli.extract.remember import MODEL
+from memcli.lint import lint
+from memcli.mcpserver import tools
+from memcli.staging import StagingFile
+from memcli.workspace import Workspace
+
+RECORD = "memory/decisions/keep-search-index-in-sqlite.md"
+REMEMBER = {"kind": "decision", "text": "Keep the search index in SQLite, next to the data.",
+            "why": "one file to back up, no server"}
+CONFIG = """\
+[memory]
+extract_model = "openai/fake-model"
+consolidation_model = "openai/fake-model"
+retries = 1
+backoff_s = 0
+backoff_max_s = 0
+
+[extract]
+idle_minutes = 0
+
+[consolidate]
+trigger_files = 0
+trigger_bytes = 0
+max_iterations = 10
+"""
+
+
+class Worker:
+    """Extract calls find nothing else in the session; the consolidation worker files the staged
+    decision once, citing the Source it was given, then says it is done."""
+
+    def __init__(self) -> None:
+        self.source: dict | None = None
+        self.extract_prompts: list[str] = []
+
+    def __call__(self, body: dict) -> Reply:
+        if "tools" not in body:
+            self.extract_prompts.append(body["messages"][-1]["content"])
+            return Reply(content=json.dumps({"decisions": [], "discussions": [], "attempts": [],
+                                             "requests": []}))
+        last = body["messages"][-1]
+        if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"] and self.source:
+            src = self.source
+            content = ("---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: 2026-05-20T10:00:00+00:00\n"
+                       f"status: resolved\nsources:\n  - session_id: {src['session_id']}\n"
+                       f"    range: [{src['range'][0]}, {src['range'][1]}]\n---\n"
+                       f"{REMEMBER['text']}\n\nWhy: {REMEMBER['why']}.\n")
+            return Reply(tool_calls=[tool_call("memory_write", {
+                "path": RECORD, "mode": "create", "content": content,
+                "reason": "new decision the agent asked to remember"})])
+        return Reply(content="done")
+
+
+def cli(*args: str) -> int:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    return int(info.value.code)
+
+
+def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, monkeypatch, capsys):
+    (example_ws / "memcli.toml").write_text(CONFIG, encoding="utf-8")
+    root = init_repo(example_ws)
+    home = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    ack = tools.remember(**REMEMBER)  # what `memcli mcp` answered the agent
+    write_session(home, root, [
+        ("user", user("Let's keep the search index in SQLite next to the data. Remember this.")),
+        ("assistant", tool_use("mcp__memcli__memcli_remember", REMEMBER, "toolu_01", "msg_01")),
+        ("user", tool_result("toolu_01", ack)),
+        ("assistant", assistant_text("Noted; it goes through review before it becomes a record.", "msg_02")),
+    ])
+    worker = Worker()
+    fake_llm.responder = worker
+    start = head(root)
+
+    assert cli("extract", "-w", str(root)) == 0  # discovers the session in CLAUDE_CONFIG_DIR
+    staged = [StagingFile.model_validate_json(p.read_bytes()) for p in (root / "memory/_staging").glob("*.json")]
+    (mine,) = [s for s in staged if s.model == MODEL]
+    assert mine.source.session_id == SESSION and mine.source.range == (1, 1)  # the call's own entry
+    assert mine.items.decisions[0].decision == REMEMBER["text"]
+    assert len(worker.extract_prompts) == 1 and "memcli_remember" not in worker.extract_prompts[0]
+
+    capsys.readouterr()
+    assert cli("source", f"{SESSION}:1-1", "-w", str(root)) == 0
+    assert "mcp__memcli__memcli_remember" in capsys.readouterr().out  # the Source shows the call itself
+
+    worker.source = mine.source.model_dump()
+    assert cli("consolidate", "-w", str(root)) == 0
+    assert git(root, "rev-list", "--count", f"{start}..HEAD").strip() == "1"
+    text = (root / RECORD).read_text(encoding="utf-8")
+    assert f"session_id: {SESSION}\n    range: [1, 1]" in text and REMEMBER["text"] in text
+    assert not list((root / "memory/_staging").glob("*.json"))  # consumed
+    assert [f for f in lint(Workspace.open(root)) if f.is_error] == []
+
+    assert cli("extract", "-w", str(root)) == 0  # nothing new: no second staging item, no model call
+    assert not list((root / "memory/_staging").glob("*.json")) and len(worker.extract_prompts) == 1
