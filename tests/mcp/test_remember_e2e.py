@@ -88,7 +88,8 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     start = head(root)
 
     assert cli("extract", "-w", str(root)) == 0  # discovers the session in CLAUDE_CONFIG_DIR
-    staged = [StagingFile.model_validate_json(p.read_bytes()) for p in (root / "memory/_staging").glob("*.json")]
+    files = (root / "memory/_staging").glob("*.json")
+    staged = [StagingFile.model_validate_json(p.read_bytes()) for p in files]
     (mine,) = [s for s in staged if s.model == MODEL]
     assert mine.source.session_id == SESSION and mine.source.range == (1, 1)  # the call's own entry
     assert mine.items.decisions[0].decision == REMEMBER["text"]

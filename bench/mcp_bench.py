@@ -1,0 +1,200 @@
+"""`memcli mcp` and `memcli context` speed, beside baselines measured in the same run.
+
+On generated workspaces (bench/workspace_gen.py) of 500 and 10 000 records:
+  * `memcli mcp` start-up: process start → `initialize` answered → `tools/list` answered, beside
+    the floor set by the interpreter alone and by importing the MCP SDK alone;
+  * per-call latency of a warm `memcli_search` (one server, many calls) beside the CLI
+    `memcli search --json` (one process per query), same queries;
+  * `memcli context`, cold (empty state folder: no layout memo, no decoded tokenizer table) and
+    warm, beside the same command of the baseline revision (before the tokenizer cache and layout
+    memo), run from a `git archive` of it.
+Targets (issue 14): context and server start-up < 0.5 s on 500 records, warm search < 100 ms.
+The machine is shared: figures are medians, with CPU seconds (user+sys of the child) beside wall
+seconds, since CPU time is what the code costs and wall time includes other processes' load.
+
+    python bench/mcp_bench.py [--sizes 500 10000] [--runs 5] [--queries 20] [--baseline REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from workspace_gen import WORDS, generate
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall, cpu) seconds of one process run to its end."""
+    cpu0, t0 = child_cpu(), time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0, child_cpu() - cpu0
+
+
+def median_of(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def baseline_tree(rev: str | None, dest: Path) -> tuple[str, Path] | None:
+    """The baseline revision's source tree, unpacked under `dest`: by default the commit before the
+    one that added the layout memo (memcli/context_memo.py)."""
+    git = ["git", "-C", str(REPO)]
+    if rev is None:
+        log = [*git, "log", "--diff-filter=A", "--format=%H", "--", "memcli/context_memo.py"]
+        added = subprocess.run(log, capture_output=True, text=True, check=False).stdout.split()
+        if not added:
+            return None
+        rev = added[-1] + "~1"
+    name = subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True, text=True,
+                          check=False).stdout.strip()
+    if not name:
+        return None
+    dest.mkdir(parents=True)
+    archive = subprocess.run([*git, "archive", rev, "memcli", "prompts"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    shutil.copytree(dest / "prompts", dest / "memcli" / "prompts", dirs_exist_ok=True)
+    return name, dest
+
+
+def server_params(root: Path, env: dict[str, str]):
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(command=sys.executable, args=["-m", "memcli", "mcp"], cwd=str(root), env=env)
+
+
+def startup(root: Path, env: dict[str, str], runs: int) -> list[tuple[float, float, float]]:
+    """(initialize, tools/list, cpu) seconds per fresh server."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    params = server_params(root, env)
+
+    async def once() -> tuple[float, float]:
+        t0 = time.perf_counter()
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    t_init = time.perf_counter() - t0
+                    await client.list_tools()
+                    return t_init, time.perf_counter() - t0
+
+    out = []
+    for _ in range(runs):
+        cpu0 = child_cpu()
+        t_init, t_list = anyio.run(once)
+        out.append((t_init, t_list, child_cpu() - cpu0))
+    return out
+
+
+def search_calls(root: Path, env: dict[str, str], queries: list[str]) -> tuple[float, list[float]]:
+    """(first call, later calls) seconds of `memcli_search` over one server."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    params = server_params(root, env)
+
+    async def go() -> tuple[float, list[float]]:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    times = []
+                    for q in queries:
+                        t0 = time.perf_counter()
+                        result = await client.call_tool("memcli_search", {"query": q, "limit": 10})
+                        times.append(time.perf_counter() - t0)
+                        assert not result.is_error, result
+                    return times[0], times[1:]
+
+    return anyio.run(go)
+
+
+def ms(x: float) -> str:
+    return f"{1000 * x:8.0f} ms"
+
+
+def bench_size(size: int, tmp: Path, runs: int, n_queries: int, base: tuple[str, Path] | None) -> None:
+    root = generate(tmp / f"ws{size}", size)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    state = tmp / f"state{size}"
+    env["MEMCLI_STATE_DIR"] = str(state)
+    rng = random.Random(5)
+    queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(n_queries)] + ["データベース"]
+    print(f"\n== {size} records ==")
+    print(f"{'':44}{'wall (median)':>14}{'cpu (median)':>14}")
+
+    def row(label: str, wall: float, cpu: float | None = None) -> None:
+        print(f"{label:44}{ms(wall):>14}{ms(cpu) if cpu is not None else '':>14}")
+
+    py = sys.executable
+    row("python -c pass (interpreter floor)", *median_of([run_timed([py, "-c", "pass"], root, env)
+                                                          for _ in range(runs)]))
+    row("import the MCP SDK server (SDK floor)",
+        *median_of([run_timed([py, "-c", "import mcp.server.mcpserver"], root, env) for _ in range(runs)]))
+    subprocess.run([py, "-m", "memcli", "search", "warm up"], cwd=root, env=env, capture_output=True)  # index
+    starts = startup(root, env, runs)
+    row("memcli mcp: start → initialize answered", statistics.median(s[0] for s in starts),
+        statistics.median(s[2] for s in starts))
+    row("memcli mcp: start → tools/list answered", statistics.median(s[1] for s in starts))
+
+    first, warm = search_calls(root, env, queries)
+    cli = [run_timed([py, "-m", "memcli", "search", q, "--json"], root, env) for q in queries[:runs * 2]]
+    row("memcli_search, first call of a server", first)
+    row(f"memcli_search, warm call (median of {len(warm)})", statistics.median(warm))
+    print(f"{'memcli_search, warm call p90':44}{ms(sorted(warm)[int(len(warm) * 0.9)]):>14}")
+    row(f"memcli search --json, CLI (median of {len(cli)})", *median_of(cli))
+
+    ctx = [py, "-m", "memcli", "context"]
+    cold = []
+    for i in range(runs):
+        env_cold = {**env, "MEMCLI_STATE_DIR": str(tmp / f"cold{size}-{i}")}
+        cold.append(run_timed(ctx, root, env_cold))
+    run_timed(ctx, root, env)
+    warm_ctx = [run_timed(ctx, root, env) for _ in range(runs)]
+    row("memcli context, cold (empty state folder)", *median_of(cold))
+    row("memcli context, warm", *median_of(warm_ctx))
+    if base is not None:
+        name, tree = base
+        env_base = {**env, "PYTHONPATH": str(tree), "MEMCLI_STATE_DIR": str(tmp / f"base{size}")}
+        run_timed(ctx, root, env_base)
+        samples = [run_timed(ctx, root, env_base) for _ in range(runs)]
+        row(f"memcli context, baseline {name}", *median_of(samples))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 10_000])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--baseline", default=None, help="git revision to compare `memcli context` with")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        base = baseline_tree(args.baseline, tmp / "baseline")
+        print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        for size in args.sizes:
+            bench_size(size, tmp, args.runs, args.queries, base)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
