@@ -169,7 +169,12 @@ def bench_size(size: int, tmp: Path, runs: int, n_queries: int, base: tuple[str,
         cold.append(run_timed(ctx, root, env_cold))
     run_timed(ctx, root, env)
     warm_ctx = [run_timed(ctx, root, env) for _ in range(runs)]
+    changed = []
+    for _ in range(runs):  # as after a consolidation: the layout is counted again, the table is kept
+        (state / "context-memo.json").unlink()
+        changed.append(run_timed(ctx, root, env))
     row("memcli context, cold (empty state folder)", *median_of(cold))
+    row("memcli context, memory changed (memo miss)", *median_of(changed))
     row("memcli context, warm", *median_of(warm_ctx))
     if base is not None:
         name, tree = base
