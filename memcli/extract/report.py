@@ -103,23 +103,35 @@ def print_dry_run(todo: Plan, as_json: bool) -> None:
     chunks = []
     for w in todo.work:
         messages = prompt.messages(w.info.agent, w.chunk)
+        remembered = [{"range": [r.start, r.end], "kind": r.kind, "text": r.text, "why": r.why}
+                      for r in w.chunk.remembered]
+        needed = w.chunk.needs_model
         chunks.append({"session_id": w.info.session_id, "agent": w.info.agent, "path": str(w.info.path),
-                       "range": list(w.chunk.range), "tokens": estimate_tokens(messages[1]["content"]),
-                       "redactions": w.chunk.redactions, "messages": messages})
+                       "range": list(w.chunk.range),
+                       "tokens": estimate_tokens(messages[1]["content"]) if needed else 0,
+                       "redactions": w.chunk.redactions, "model_call": needed,
+                       "messages": messages if needed else [], "remembered": remembered})
     if as_json:
         _out(json.dumps({"prompt_version": prompt.version(), "waiting": todo.waiting,
                          "reextract": [{"session_id": s, "reason": r} for s, r in todo.reset],
                          "chunks": chunks}, ensure_ascii=False, indent=2))
         return
     _out(f"# dry run: {len(chunks)} chunk(s) from {todo.sessions} session(s); nothing is sent")
-    if chunks:
+    sent = [c for c in chunks if c["model_call"]]
+    if sent:
         _out("\n## system prompt (same for every chunk)\n")
-        _out(chunks[0]["messages"][0]["content"])
+        _out(sent[0]["messages"][0]["content"])
     for c in chunks:
         a, b = c["range"]
-        _out(f"\n## {c['session_id']} entries {a}-{b} ({c['agent']}, ~{c['tokens']} tokens, "
-             f"{c['redactions']} redacted)\n")
-        _out(c["messages"][1]["content"])
+        if c["model_call"]:
+            _out(f"\n## {c['session_id']} entries {a}-{b} ({c['agent']}, ~{c['tokens']} tokens, "
+                 f"{c['redactions']} redacted)\n")
+            _out(c["messages"][1]["content"])
+        else:
+            _out(f"\n## {c['session_id']} entries {a}-{b} ({c['agent']}): no model call\n")
+        for r in c["remembered"]:
+            _out(f"(staged without a model: memcli_remember {r['kind']} at entries "
+                 f"{r['range'][0]}-{r['range'][1]}: {r['text']})")
     for session_id, reason in todo.reset:
         _out(f"\n(would re-extract {session_id}: the file {reason})")
     if todo.waiting:

@@ -160,3 +160,17 @@ def test_codex_and_gemini_calls(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path
     sent = fake_llm.requests[0]["messages"][-1]["content"]
     assert "Use SQLite." in sent and "memcli_remember" not in sent and "noted" not in sent
 
+
+
+def test_dry_run_shows_what_is_staged_without_a_model(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path,
+                                                      capsys) -> None:
+    path = write_session(tmp_path / "claude", ws.root, [("assistant", remember_call(DECISION, "t1", "m1"))])
+    capsys.readouterr()
+    assert run(ws, paths=[path], dry_run=True, as_json=True) == 0
+    (chunk,) = json.loads(capsys.readouterr().out)["chunks"]
+    assert chunk["model_call"] is False and chunk["messages"] == []
+    assert chunk["remembered"] == [{"range": [0, 0], **DECISION}]
+    assert run(ws, paths=[path], dry_run=True) == 0
+    out = capsys.readouterr().out
+    assert "no model call" in out and "memcli_remember decision at entries 0-0" in out
+    assert fake_llm.calls == 0 and not ws.staging_dir.exists()
