@@ -56,8 +56,8 @@ def build_server(ws: Workspace) -> Any:
     def memcli_search(
         query: Annotated[str, Field(description="Words to look for, any language (e.g. 'sqlite backup').",
                                     min_length=1, max_length=500)],
-        types: Annotated[list[SearchType] | None, Field(
-            description="Only these record types (default: all).")] = None,
+        types: Annotated[list[SearchType], Field(  # no null in schemas: some clients reject anyOf
+            description="Only these record types (default: all).")] = [],  # noqa: B006 - never mutated
         limit: Annotated[int, Field(description="How many hits.", ge=1, le=tools.MAX_LIMIT)] = 10,
     ) -> str:
         return guarded(tools.search)(ws=ws, query=query, types=types, limit=limit)
@@ -71,12 +71,13 @@ def build_server(ws: Workspace) -> Any:
     ) -> str:
         return guarded(tools.read)(ws=ws, record=record)
 
+    budget_default = ws.config.context.budget_tokens
+
     @server.tool(description="Get the project's resident context: the memory summary and the index of "
                  "knowledge to consult, within a token budget. Call it when a task starts.",
                  annotations=read_only, structured_output=False)
     def memcli_context(
-        budget: Annotated[int | None, Field(description="Token budget (default: the workspace's, 5000).",
-                                            ge=100, le=200_000)] = None,
+        budget: Annotated[int, Field(description="Token budget.", ge=100, le=200_000)] = budget_default,
     ) -> str:
         return guarded(tools.context)(ws=ws, budget=budget)
 

@@ -3,6 +3,7 @@ would, lists the tools and calls each one, with good and bad arguments."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -92,12 +93,14 @@ def test_lists_five_tools_with_schemas_and_annotations(ws: Path) -> None:
     for tool in listed:
         assert tool.description and "\n" not in tool.description.strip()
         assert tool.input_schema["type"] == "object"
+        assert "anyOf" not in json.dumps(tool.input_schema)  # some clients reject null unions
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is (tool.name != "memcli_remember")
     schemas = {t.name: t.input_schema for t in listed}
     assert schemas["memcli_search"]["required"] == ["query"]
     assert schemas["memcli_source"]["required"] == ["session", "start", "end"]
     assert schemas["memcli_remember"]["properties"]["kind"]["enum"] == ["decision", "request", "rule"]
+    assert schemas["memcli_context"]["properties"]["budget"]["default"] == 5000  # the workspace's
 
 
 def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
