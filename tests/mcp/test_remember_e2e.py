@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import git, head, init_repo
+from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.fake_llm import Reply, tool_call
 
@@ -41,10 +41,12 @@ max_iterations = 10
 
 class Worker:
     """Extract calls find nothing else in the session; the consolidation worker files the staged
-    decision once, citing the Source it was given, then says it is done."""
+    decision once, citing the Source the integration message showed it, disposes of the item as
+    integrated into that record and finishes each phase."""
 
     def __init__(self) -> None:
-        self.source: dict | None = None
+        self.shown: list[tuple[str, int, int]] = []
+        self.ids: list[str] = []
         self.extract_prompts: list[str] = []
 
     def __call__(self, body: dict) -> Reply:
@@ -53,16 +55,21 @@ class Worker:
             return Reply(content=json.dumps({"decisions": [], "discussions": [], "attempts": [],
                                              "requests": []}))
         last = body["messages"][-1]
-        if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"] and self.source:
-            src = self.source
+        if last["role"] == "user" and "Phase 1 of 2: integration" in last["content"]:
+            self.shown, self.ids = sources_shown(last["content"]), item_ids(last["content"])
+            # the remembered item's Source: the tools refuse any Source this run was not given
+            session, a, b = next(s for s in self.shown if s == (SESSION, 1, 1))
             content = ("---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: 2026-05-20T10:00:00+00:00\n"
-                       f"status: resolved\nsources:\n  - session_id: {src['session_id']}\n"
-                       f"    range: [{src['range'][0]}, {src['range'][1]}]\n---\n"
+                       f"status: resolved\nsources:\n  - session_id: {session}\n    range: [{a}, {b}]\n---\n"
                        f"{REMEMBER['text']}\n\nWhy: {REMEMBER['why']}.\n")
             return Reply(tool_calls=[tool_call("memory_write", {
                 "path": RECORD, "mode": "create", "content": content,
                 "reason": "new decision the agent asked to remember"})])
-        return Reply(content="done")
+        if self.ids:
+            ids, self.ids = self.ids, []
+            return Reply(tool_calls=[dispose_call(ids, "integrated", [RECORD], "the remembered decision"),
+                                     finish_call()])
+        return Reply(tool_calls=[finish_call()])
 
 
 def cli(*args: str) -> int:
@@ -99,8 +106,8 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     assert cli("source", f"{SESSION}:1-1", "-w", str(root)) == 0
     assert "mcp__memcli__memcli_remember" in capsys.readouterr().out  # the Source shows the call itself
 
-    worker.source = mine.source.model_dump()
     assert cli("consolidate", "-w", str(root)) == 0
+    assert (SESSION, 1, 1) in worker.shown  # the integration input carried exactly that Source
     assert git(root, "rev-list", "--count", f"{start}..HEAD").strip() == "1"
     text = (root / RECORD).read_text(encoding="utf-8")
     assert f"session_id: {SESSION}\n    range: [1, 1]" in text and REMEMBER["text"] in text
