@@ -21,7 +21,6 @@ import argparse
 import os
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -65,9 +64,8 @@ def baseline_tree(rev: str | None, dest: Path) -> tuple[str, Path] | None:
     if not name:
         return None
     dest.mkdir(parents=True)
-    archive = subprocess.run([*git, "archive", rev, "memcli", "prompts"], capture_output=True, check=True)
+    archive = subprocess.run([*git, "archive", rev, "memcli"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    shutil.copytree(dest / "prompts", dest / "memcli" / "prompts", dirs_exist_ok=True)
     return name, dest
 
 
