@@ -53,10 +53,11 @@ def test_call_becomes_a_staging_item_with_the_exact_entry_as_source(
     assert run(ws, paths=[path]) == 0
     files = staged(ws)
     mine = [f for f in files if f.model == MODEL]
-    assert len(mine) == 1 and len(files) == 2  # the remembered item, and the model's (empty) file
+    assert len(mine) == 1 and len(files) == 1  # the model's answer was empty: the ledger alone keeps it
     item = mine[0]
     assert item.source.session_id == SESSION and item.source.range == (1, 2)  # the whole response
     assert item.agent == "claude-code" and item.usage.prompt_tokens == 0
+    assert item.provenance.roles == [(1, 2, "agent")]  # the agent's own call, never tool output
     assert [d.model_dump() for d in item.items.decisions] == [{
         "title": "Keep the search index in SQLite.", "decision": DECISION["text"],
         "rationale": "no server to run", "status": "resolved"}]
@@ -156,6 +157,7 @@ def test_codex_and_gemini_calls(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path
     assert run(ws, paths=[write(tmp_path, ws.root)]) == 0
     (item,) = [f for f in staged(ws) if f.model == MODEL]
     assert item.agent == agent and item.source.range == source
+    assert item.provenance.roles == [(*source, "agent")]  # Gemini logs the tool's answer in the same entry
     assert item.items.decisions[0].decision == DECISION["text"]
     sent = fake_llm.requests[0]["messages"][-1]["content"]
     assert "Use SQLite." in sent and "memcli_remember" not in sent and "noted" not in sent
