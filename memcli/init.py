@@ -6,9 +6,17 @@ from pathlib import Path
 
 from memcli.atomicio import atomic_write_bytes, atomic_write_text
 from memcli.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT
-from memcli.workspace import KIND_DIRS, STAGING_DIR, STATE_DIR_NAME
+from memcli.workspace import KIND_DIRS, STAGING_DIR, STATE_DIR_NAME, SUMMARY_PATH
 
 GITIGNORE_LINES = (f"/{STAGING_DIR}/", f"/{STATE_DIR_NAME}/")
+
+
+def _summary_text() -> str:
+    import datetime as dt
+
+    now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
+    return (f"---\nupdated_at: {now}\n---\n# Project memory\n\n"
+            "Nothing here yet: `memcli consolidate` keeps this overview (roughly 1-5k tokens).\n")
 
 
 def run(root: Path) -> int:
@@ -22,6 +30,10 @@ def run(root: Path) -> int:
         keep = folder / ".gitkeep"
         if rel != STAGING_DIR and not any(folder.iterdir()):
             atomic_write_bytes(keep, b"")  # so git keeps the empty folder
+    summary = root / SUMMARY_PATH
+    if not summary.exists():  # the record the consolidation model rewrites: valid from the start
+        atomic_write_text(summary, _summary_text())
+        created.append(SUMMARY_PATH)
     config = root / CONFIG_FILE
     if not config.exists():
         atomic_write_text(config, DEFAULT_CONFIG_TEXT)

@@ -41,6 +41,7 @@ def test_creates_layout_config_and_gitignore(tmp_path: Path, capsys) -> None:
     assert load_config(tmp_path) == Config()
     ignored = (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert "/memory/_staging/" in ignored and "/.memcli/" in ignored
+    assert (tmp_path / "memory/summary.md").read_text(encoding="utf-8").startswith("---\nupdated_at: ")
 
 
 def test_second_run_changes_nothing(tmp_path: Path, capsys) -> None:
@@ -79,6 +80,7 @@ def test_an_initialised_workspace_lints_clean_and_git_ignores_staging(tmp_path: 
         check=True,
     ).stdout
     assert "_staging" not in status and "memory/decisions/.gitkeep" in status
+    assert "memory/summary.md" in status  # with valid frontmatter: the lint below is clean
     proc = subprocess.run(
         [sys.executable, "-m", "memcli", "lint", "--workspace", str(tmp_path)],
         capture_output=True,

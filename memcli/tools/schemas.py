@@ -17,19 +17,19 @@ KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
 
 _PATH = {
     "type": "string",
-    "description": "Workspace-relative path: memory/summary.md, memory/decisions/<slug>.md, "
-    "memory/requests/<slug>.md, memory/workflow/<slug>.md (read-only) or knowledge/<slug>.md.",
+    "description": "memory/summary.md, memory/decisions/<slug>.md, memory/requests/<slug>.md, "
+    "memory/workflow/<slug>.md (read-only) or knowledge/<slug>.md",
 }
 _REASON = {
     "type": "string",
-    "description": "Why you make this change, one sentence (goes into the commit message).",
+    "description": "Why, one sentence (goes into the commit message)",
 }
 _CATEGORY = {
     "type": "string",
     "enum": list(CATEGORIES),
-    "description": "GC phase only (required there): outdated | superseded | unused | noisy.",
+    "description": "GC phase only (required there)",
 }
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "description": "Most hits to return (default 10)."}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
 
 
 def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -51,25 +51,23 @@ def _tool(name: str, description: str, properties: dict[str, Any], required: lis
 _TOOLS: list[dict[str, Any]] = [
     _tool(
         "memory_read",
-        "Read a record (or list a folder such as memory/decisions). Returns the exact file text, its line "
-        "count, and its size against its size cap. Optional 1-based inclusive line range.",
+        "Read a record's exact text and size against its cap, or list a folder (memory/decisions). "
+        "Optional 1-based inclusive line range.",
         {
             "path": _PATH,
-            "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)."},
-            "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)."},
+            "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"type": "integer", "minimum": 1},
         },
         ["path"],
     ),
     _tool(
         "memory_write",
-        "Create a new record or replace a whole record. `content` is the complete file: YAML frontmatter "
-        "between '---' lines, then the Markdown body. mode=create fails if the file exists "
-        "(edit it instead); "
-        "mode=replace fails if it does not. The content is linted first: on any error nothing is written and "
-        "every violation comes back at once. Sources must be copied exactly from the Sources you were given.",
+        "Create or wholly replace a record. `content` is the complete file (YAML frontmatter between "
+        "'---' lines, then the body). Linted first: on any error nothing is written and every violation "
+        "comes back.",
         {
             "path": _PATH,
-            "content": {"type": "string", "description": "The complete file text."},
+            "content": {"type": "string"},
             "mode": {"type": "string", "enum": ["create", "replace"]},
             "reason": _REASON,
             "category": _CATEGORY,
@@ -78,17 +76,13 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_edit",
-        "Replace an exact piece of text in a record. old_string must occur exactly once (or set "
-        "replace_all); include surrounding lines to make it unique. The edited file is linted first: on any "
-        "error nothing is written and every violation comes back at once.",
+        "Replace exact text in a record; old_string must occur once (or set replace_all). Linted first, "
+        "like memory_write.",
         {
             "path": _PATH,
-            "old_string": {
-                "type": "string",
-                "description": "Exact text to replace, as read (no line numbers).",
-            },
-            "new_string": {"type": "string", "description": "Replacement text (may be empty to delete)."},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean"},
             "reason": _REASON,
             "category": _CATEGORY,
         },
@@ -96,18 +90,16 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_delete",
-        "Delete a request, knowledge or other non-decision record. Decisions are never deleted: set "
-        "`status: replaced` and `replaced_by: <slug>` with memory_edit instead. Frequently used records "
-        "are protected.",
+        "Delete a request or knowledge record. Decisions are never deleted (set status: replaced and "
+        "replaced_by with memory_edit).",
         {"path": _PATH, "reason": _REASON, "category": _CATEGORY},
         ["path", "reason"],
     ),
     _tool(
         "memory_search",
-        "Search memory records (summary, decisions, requests, workflows) by words. Returns slug, path, "
-        "type, status and a snippet per hit, best first. Replaced decisions are left out unless asked for.",
+        "Search summary, decisions, requests and workflows by words; hits best first.",
         {
-            "query": {"type": "string", "description": "Words to look for (any language)."},
+            "query": {"type": "string"},
             "types": {"type": "array", "items": {"type": "string", "enum": list(MEMORY_TYPES)}},
             "status": {"type": "string", "enum": ["open", "resolved", "replaced"]},
             "include_replaced": {"type": "boolean"},
@@ -117,10 +109,9 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "knowledge_search",
-        "Search knowledge/ records by words. Returns slug, path, description, kind, model_invocation and a "
-        "snippet per hit, best first: use it to find the record to merge into before creating a new one.",
+        "Search knowledge/ by words; hits best first. Use it before creating knowledge.",
         {
-            "query": {"type": "string", "description": "Words to look for (any language)."},
+            "query": {"type": "string"},
             "kind": {"type": "string", "enum": list(KNOWLEDGE_KINDS)},
             "limit": _LIMIT,
         },

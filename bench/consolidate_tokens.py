@@ -1,0 +1,100 @@
+"""Tokens of the consolidation calls: the fixed part (system prompt, phase prompt, tool schemas) and
+the first call's whole input, for an empty workspace and for 10 staging files over 200 records.
+
+    python bench/consolidate_tokens.py
+
+Counted with memcli's token counter (cl100k_base when tiktoken's table is local, else the
+estimate). The baseline column is the budget the fixed part must stay within (3 000 tokens).
+No model is called: the messages are built exactly as `memcli consolidate` builds them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import json
+import tempfile
+from pathlib import Path
+
+from memcli import init
+from memcli.consolidate import inputs, prompts
+from memcli.consolidate.dispositions import DISPOSE, FINISH
+from memcli.staging import StagingFile
+from memcli.tokens import get_counter
+from memcli.tools import tool_schemas
+from memcli.workspace import Workspace
+
+FIXED_BUDGET = 3_000
+TS = "2026-05-20T10:00:00+00:00"
+
+
+def _record(i: int, kind: str) -> str:
+    head = f"---\ncreated_at: {TS}\nupdated_at: {TS}\n" + ("status: resolved\n" if kind == "decision" else "")
+    body = (f"Decision {i}: keep the cache layer for module {i} behind one interface, because the "
+            f"storage backend for module {i} may change; revisit when traffic doubles.\n")
+    return head + f"sources:\n  - session_id: sess-{i}\n    range: [0, {i + 3}]\n---\n{body}"
+
+
+def _workspace(root: Path, records: int, staging: int) -> Workspace:
+    with contextlib.redirect_stdout(io.StringIO()):
+        init.run(root)
+    for i in range(records):
+        kind = "decision" if i % 4 else "request"
+        folder = "memory/decisions" if kind == "decision" else "memory/requests"
+        (root / folder / f"record-{i:03d}.md").write_text(_record(i, kind), encoding="utf-8")
+    for s in range(staging):
+        items = {
+            "decisions": [{"title": f"Retry policy {s}.{k}", "decision": f"Retry job {s}.{k} three times",
+                           "rationale": "transient network errors"} for k in range(3)],
+            "discussions": [{"title": f"Queue choice {s}", "summary": "Redis or SQLite queue; undecided"}],
+            "attempts": [{"title": f"Flaky test {s}", "outcome": "fixed by pinning the clock"}],
+            "requests": [{"title": f"Style {s}", "request": "Keep functions under 50 lines"}],
+        }
+        data = StagingFile(id=f"st-{s:02d}", agent="claude-code",
+                           source={"session_id": f"run-{s}", "range": [0, 40]}, model="m",
+                           prompt_version="p", created_at=dt.datetime(2026, 5, 20, tzinfo=dt.UTC),
+                           items=items)
+        (root / "memory/_staging" / f"st-{s:02d}.json").write_text(data.model_dump_json(), encoding="utf-8")
+    return Workspace.open(root)
+
+
+def _tokens(text: str) -> int:
+    return get_counter().count(text)
+
+
+def measure(ws: Workspace) -> dict[str, int]:
+    staging = inputs.load_staging(ws)
+    body = inputs.build_input(ws, staging, None, None)
+    now = "2026-05-20T10:00:00+00:00"
+    schemas = json.dumps(tool_schemas("integration") + [DISPOSE, FINISH], ensure_ascii=False)
+    gc_schemas = json.dumps(tool_schemas("gc") + [DISPOSE, FINISH], ensure_ascii=False)
+    fixed = {
+        "system": _tokens(prompts.load("system")),
+        "integration prompt": _tokens(prompts.render("integration", now=now, input="")),
+        "tool schemas": _tokens(schemas),
+    }
+    return {
+        **fixed,
+        "fixed part (1st call)": sum(fixed.values()),
+        "input (staging + records)": _tokens(body),
+        "1st call total": sum(fixed.values()) + _tokens(body),
+        "GC prompt (added)": _tokens(prompts.load("gc")),
+        "GC tool schemas": _tokens(gc_schemas),
+    }
+
+
+def main() -> None:
+    print(f"counter: {get_counter().name}; fixed-part budget {FIXED_BUDGET} tokens")
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        empty = measure(_workspace(Path(a), 0, 0))
+        big = measure(_workspace(Path(b), 200, 10))
+    print(f"{'tokens':28} {'empty workspace':>16} {'10 staging/200 rec':>20} {'budget':>8}")
+    for key in empty:
+        budget = str(FIXED_BUDGET) if key.startswith("fixed part") else ""
+        print(f"{key:28} {empty[key]:>16} {big[key]:>20} {budget:>8}")
+    print(f"fixed part / budget: {empty['fixed part (1st call)'] / FIXED_BUDGET:.2f}")
+
+
+if __name__ == "__main__":
+    main()
