@@ -202,3 +202,27 @@ def _has_symbol(text: str, symbol: str) -> bool:
 def marks(issues: Iterable[AnchorIssue]) -> str:
     """One short mark for a listing: `⚠ anchor: src/a.py renamed to src/b.py; …`."""
     return "⚠ stale anchor: " + "; ".join(i.message for i in issues)
+
+
+def stale_anchors(workspace_root: Path, paths: Iterable[str],
+                  checker: AnchorChecker | None = None) -> dict[str, list[AnchorIssue]]:
+    """For the records about to be shown (workspace-relative paths): those whose anchors no longer
+    hold, with why. A record that names no anchors costs one read of its frontmatter bytes."""
+    from memcli.records.parse import parse_record
+    from memcli.workspace import locate
+
+    checker = checker or AnchorChecker(workspace_root)
+    out: dict[str, list[AnchorIssue]] = {}
+    for rel in paths:
+        try:
+            data = (workspace_root / rel).read_bytes()
+        except OSError:
+            continue
+        if b"anchors" not in data:
+            continue
+        loc = locate(rel)
+        meta = parse_record(rel, data, loc.kind, loc.slug, validate=False).meta
+        issues = checker.check(anchors_of(meta))
+        if issues:
+            out[rel] = issues
+    return out

@@ -36,10 +36,12 @@ class Entry:
     kind: str
     description: str
     path: str
+    stale: tuple[str, ...] = ()  # why its code anchors no longer hold (memcli.anchors)
 
     @property
     def line(self) -> str:
-        return f"- {self.slug} — {self.description}\n"
+        mark = f" ⚠ stale anchor: {'; '.join(self.stale)}" if self.stale else ""
+        return f"- {self.slug} — {self.description}{mark}\n"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ class ContextResult:
             "tokenizer": self.tokenizer,
             "summary": {"path": self.summary_path, "truncated": self.summary_truncated},
             "knowledge": [
-                {"slug": e.slug, "kind": e.kind, "description": e.description, "path": e.path}
+                {"slug": e.slug, "kind": e.kind, "description": e.description, "path": e.path,
+                 **({"stale_anchors": list(e.stale)} if e.stale else {})}
                 for e in self.shown
             ],
             "cut": {"knowledge": self.cut, "summary_truncated": self.summary_truncated},
@@ -107,6 +110,27 @@ def order_entries(
         entries.append(((KIND_ORDER.index(kind), -updated_at.timestamp(), slug), entry))
     entries.sort(key=lambda pair: pair[0])
     return [e for _, e in entries], sorted(skipped)
+
+
+def _with_anchor_marks(snapshot: Snapshot, entries: list[Entry]) -> list[Entry]:
+    """Entries whose record names code that moved or went away carry why, so the agent reads the
+    warning beside the claim. Records without anchors cost nothing (already parsed for the index)."""
+    from dataclasses import replace
+
+    from memcli.anchors import AnchorChecker, anchors_of
+
+    checker: AnchorChecker | None = None
+    out = []
+    for entry in entries:
+        rec = snapshot.record(entry.path)
+        anchors = anchors_of(rec.meta) if rec.meta and "anchors" in rec.meta else []
+        if anchors:
+            checker = checker or AnchorChecker(snapshot.root)
+            issues = checker.check(anchors)
+            if issues:
+                entry = replace(entry, stale=tuple(i.message for i in issues))
+        out.append(entry)
+    return out
 
 
 def _closing(shown: int, total: int, truncated: bool, budget: int) -> str:
@@ -196,6 +220,7 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
     snap = snapshot or Snapshot(workspace)
     shown, skipped = entries if entries is not None else resident_entries(snap)
+    shown = _with_anchor_marks(snap, shown)
     summary_lines, summary_path, skipped = _summary_lines(snap, skipped)
     if counter is not None:
         layout, name = _fit(summary_lines, shown, budget, counter), counter.name

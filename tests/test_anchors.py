@@ -111,3 +111,54 @@ def test_lint_warns_at_commit_time_with_the_new_name(repo: Path, capsys) -> None
                        str(repo / "mem/memory/decisions/jobs.md"))
     assert [f["code"] for f in json.loads(out)["findings"]] == ["anchor-drift"]
     assert cli(capsys, "lint", "-w", ws, "--strict")[0] == 1
+
+
+def _knowledge(anchor: str) -> str:
+    return (f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nkind: howto\ndescription: How the job runner "
+            "starts\nmodel_invocation: true\nuser_invocable: true\nlast_sources: []\n"
+            f"anchors:\n  - {anchor}\n---\nStart the job runner with run_pending().\n")
+
+
+def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -> None:
+    from memcli.mcpserver import tools
+    from memcli.workspace import Workspace
+
+    ws = repo / "mem"
+    write(repo, "mem/knowledge/job-runner.md", _knowledge("{path: src/jobs.py, symbol: run_pending}"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "knowledge")
+    entry = json.loads(cli(capsys, "context", "-w", str(ws), "--json")[1])["knowledge"][0]
+    assert "stale_anchors" not in entry  # everything holds: no mark
+    hit = json.loads(cli(capsys, "search", "job runner", "-w", str(ws), "--json")[1])[0]
+    assert "stale_anchors" not in hit
+
+    git(repo, "mv", "src/jobs.py", "src/worker.py")
+    git(repo, "commit", "-qm", "rename")
+    doc = json.loads(cli(capsys, "context", "-w", str(ws), "--json")[1])
+    (entry,) = doc["knowledge"]
+    assert entry["stale_anchors"] == [entry["stale_anchors"][0]] and "renamed to src/worker.py" in \
+        entry["stale_anchors"][0]
+    assert "- job-runner — How the job runner starts ⚠ stale anchor: src/jobs.py was renamed" in doc["text"]
+    hits = json.loads(cli(capsys, "search", "job runner", "-w", str(ws), "--json")[1])
+    marked = {h["path"]: h.get("stale_anchors") for h in hits}
+    assert "renamed to src/worker.py" in marked["knowledge/job-runner.md"][0]
+    assert "stale anchor" in cli(capsys, "search", "job runner", "-w", str(ws))[1]
+
+    workspace = Workspace.open(ws)
+    text = tools.read(workspace, "job-runner")
+    assert text.startswith("---\n") and "[memcli] ⚠ stale anchor: src/jobs.py was renamed" in text
+    story = json.loads(tools.read(workspace, "job-runner", why=True).split("[memcli why]\n", 1)[1])
+    assert story["path"] == "knowledge/job-runner.md" and story["history"][0]["subject"] == "knowledge"
+    (first, *_) = json.loads(tools.search(workspace, "job runner"))
+    assert "renamed to src/worker.py" in first["stale_anchors"][0]
+
+
+def test_gc_report_shares_the_check(repo: Path, capsys) -> None:
+    git(repo, "mv", "src/jobs.py", "src/worker.py")
+    git(repo, "commit", "-qm", "rename")
+    code, out, _ = cli(capsys, "gc-report", "-w", str(repo / "mem"), "--format", "json")
+    drift = [c for c in json.loads(out)["candidates"] if c["type"] == "code-drift"]
+    assert code == 0 and len(drift) == 1
+    (only,) = drift
+    assert only["paths"] == ["memory/decisions/jobs.md"]
+    assert only["evidence"]["status"] == "renamed" and only["evidence"]["new_path"] == "src/worker.py"

@@ -114,7 +114,11 @@ def build_report(
     except GitUnavailable as exc:
         drift_note = f"skipped: {exc}"
     else:
-        candidates += anchor_candidates(workspace.root, valid)
+        anchored = anchor_candidates(workspace.root, valid)
+        # a path both named in the text and declared as an anchor is reported once, as the anchor
+        declared = {(c.paths[0], c.evidence["path"]) for c in anchored}
+        candidates = [c for c in candidates if c.type != "code-drift"
+                      or (c.paths[0], c.evidence.get("path")) not in declared] + anchored
     if metrics:
         candidates = [_with_usage(c, metrics, cfg.metrics.protect_rate) for c in candidates]
     return GcReport(

@@ -68,8 +68,11 @@ def build_server(ws: Workspace) -> Any:
     def memcli_read(
         record: Annotated[str, Field(description="A record's slug, or its path under memory/ or knowledge/.",
                                      min_length=1, max_length=512)],
+        why: Annotated[bool, Field(description="Also return its story: the commits that changed it and why, "
+                                   "its Sources with who said them (user, agent, tool output), who used it.")]
+        = False,
     ) -> str:
-        return guarded(tools.read)(ws=ws, record=record)
+        return guarded(tools.read)(ws=ws, record=record, why=why)
 
     budget_default = ws.config.context.budget_tokens
 

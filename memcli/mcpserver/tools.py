@@ -31,6 +31,7 @@ class ToolFailure(MemcliError):
 
 def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> str:
     from memcli.search import search as ranked
+    from memcli.search.hit import with_anchor_marks
     from memcli.search.render import render_json
     from memcli.search.text import query_groups
 
@@ -39,7 +40,7 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
                           "e.g. 'sqlite backup' or 'デプロイ 手順'")
     if not 1 <= limit <= MAX_LIMIT:
         raise ToolFailure(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
-    hits = ranked(ws, query, types=types or None, limit=limit)
+    hits = with_anchor_marks(ws.root, ranked(ws, query, types=types or None, limit=limit))
     if not hits:
         return f"No record matches {query!r}. Try other words, or fewer of them."
     return render_json(hits)
@@ -74,7 +75,7 @@ def _slug_path(ws: Workspace, slug: str) -> str:
     raise ToolFailure(f"no record with the slug {slug!r}{hint}")
 
 
-def read(ws: Workspace, record: str) -> str:
+def read(ws: Workspace, record: str, why: bool = False) -> str:
     rel = _record_path(ws, record)
     full = ws.root / rel
     if full.is_dir():
@@ -84,9 +85,27 @@ def read(ws: Workspace, record: str) -> str:
     if not full.is_file():
         raise ToolFailure(f"{rel} does not exist; find records with memcli_search")
     try:
-        return full.read_bytes().decode("utf-8")
+        text = full.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
+    return text + _notes(ws, rel, why)
+
+
+def _notes(ws: Workspace, rel: str, why: bool) -> str:
+    """What memcli knows about the record beyond its text: anchors that no longer hold, and on
+    request its story (`memcli why --json`: commits and reasons, Sources with who said them, usage)."""
+    import json
+
+    from memcli.anchors import stale_anchors
+
+    out = ""
+    for issue in stale_anchors(ws.root, [rel]).get(rel, []):
+        out += f"\n[memcli] ⚠ stale anchor: {issue.message}"
+    if why:
+        from memcli.why import story
+
+        out += "\n[memcli why]\n" + json.dumps(story(ws, rel).to_json(), ensure_ascii=False, indent=1)
+    return out + ("\n" if out else "")
 
 
 def context(ws: Workspace, budget: int | None = None) -> str:

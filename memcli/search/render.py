@@ -51,6 +51,8 @@ def render_table(hits: list[SearchHit], console: Console, *, broken: int = 0) ->
             if hit.description and not plain.startswith(hit.description.rstrip("…")):
                 about.append(hit.description + "\n", style="bold")
             about.append_text(_marked(hit.snippet))
+            if hit.stale_anchors:
+                about.append("\n⚠ stale anchor: " + "; ".join(hit.stale_anchors), style="red")
             if hit.parse_error:
                 about.append(f"\n(not a valid record: {hit.parse_error})", style="red")
             rows.append((str(i), Text(f"{hit.slug}\n{hit.path}"), label, f"{hit.score:.2f}", about))

@@ -7,6 +7,7 @@ import sys
 from rich.console import Console
 
 from memcli.errors import EXIT_OK, UsageError
+from memcli.search.hit import with_anchor_marks
 from memcli.search.index import SearchIndex
 from memcli.search.render import render_json, render_table
 from memcli.search.semantic import Embedder
@@ -42,6 +43,7 @@ def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kin
                             include_replaced=include_replaced, limit=limit, embedder=embedder)
         broken = index.counts()[1]
         vectors = index.vectors
+    hits = with_anchor_marks(workspace.root, hits)
     if as_json:
         sys.stdout.write(render_json(hits) + "\n")
     else:
