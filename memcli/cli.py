@@ -170,10 +170,17 @@ def extract(
     stale: Annotated[bool, typer.Option(
         "--stale", help="List spans extracted with an older prompt or model.")] = False,
     redo: Annotated[bool, typer.Option("--redo", help="With --stale: extract those spans again.")] = False,
+    hook: Annotated[bool, typer.Option(
+        "--hook", help="For agent hooks: read the hook's JSON on stdin, return at once, and extract "
+        "that session in the background once it is idle.")] = False,
     json_out: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
+    if hook:
+        from memcli.agents.hookrun import extract_hook
+
+        raise typer.Exit(extract_hook(getattr(sys.stdin, "buffer", None), workspace))
     from memcli.extract.run import run
     from memcli.sessions.commands import parse_since  # one --since syntax for every command
 
@@ -300,6 +307,75 @@ def merge_driver(
     from memcli.merge.driver import main as driver
 
     raise typer.Exit(driver([str(base), str(ours), str(theirs), path]))
+
+
+hooks_app = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                        help="Wire memcli into coding agents: context at session start, the MCP "
+                        "server, capture at session end.")
+app.add_typer(hooks_app)
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="claude-code|codex|gemini|all")]
+ScopeOpt = Annotated[str, typer.Option("--scope", help="project (this workspace's files) or user "
+                                                       "(your home's, for every project)")]
+
+
+def _hooks_root(scope: str, workspace: Path | None) -> Path | None:
+    return _open(workspace).root if scope == "project" else None
+
+
+@hooks_app.command("install")
+def hooks_install(
+    agent: AgentOpt = "all",
+    scope: ScopeOpt = "project",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the diff; write nothing.")] = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Add memcli's hooks and MCP server to the agents' config files (merged, backed up)."""
+    from memcli.agents.install import run_change
+
+    raise typer.Exit(run_change("install", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(
+    agent: AgentOpt = "all",
+    scope: ScopeOpt = "project",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the diff; write nothing.")] = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Remove memcli's entries (only those) from the agents' config files."""
+    from memcli.agents.install import run_change
+
+    raise typer.Exit(run_change("uninstall", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
+
+
+@hooks_app.command("status")
+def hooks_status(agent: AgentOpt = "all", json_out: JsonOpt = False, workspace: WorkspaceOpt = None) -> None:
+    """What is wired, per agent and scope: installed, modified or missing."""
+    from memcli.agents.install import run_status
+    from memcli.workspace import find_root
+
+    root = _open(workspace).root if workspace else find_root(Path.cwd())
+    raise typer.Exit(run_status(agent, root, as_json=json_out))
+
+
+@hooks_app.command("session-start", hidden=True)
+def hooks_session_start(agent: AgentOpt = "claude-code", workspace: WorkspaceOpt = None) -> None:
+    """(Run by the SessionStart hook.) Print the resident context in the agent's form."""
+    from memcli.agents.hookrun import session_start
+
+    raise typer.Exit(session_start(agent, getattr(sys.stdin, "buffer", None), workspace))
+
+
+@hooks_app.command("capture", hidden=True)
+def hooks_capture(
+    session: Annotated[Optional[str], typer.Option("--session")] = None,  # noqa: UP045
+    transcript: Annotated[Optional[str], typer.Option("--transcript")] = None,  # noqa: UP045
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """(Started by `extract --hook`.) Wait for the session to go idle, then extract it."""
+    from memcli.agents.hookrun import capture
+
+    raise typer.Exit(capture(_open(workspace), session, transcript))
 
 
 def main(argv: list[str] | None = None) -> None:

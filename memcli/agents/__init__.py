@@ -1,0 +1,1 @@
+"""Wiring memcli into coding agents: config-file edits, the hooks they run."""

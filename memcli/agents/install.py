@@ -1,0 +1,168 @@
+"""`memcli hooks install | uninstall | status`: wire memcli into each agent's own config files.
+
+Every file is read and its new text computed before anything is written, so one unreadable file
+stops the command with nothing changed. Each write is atomic and preceded by a backup of the old
+bytes (a file that did not exist is backed up as such). Uninstall removes memcli's entries; when
+the file is still exactly what install made of a backup, that backup is restored byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import difflib
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.agents import edit
+from memcli.agents.targets import AGENTS, SCOPES, ConfigFile, config_files
+from memcli.atomicio import atomic_delete, atomic_write_text
+from memcli.errors import EXIT_OK, UsageError
+
+ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
+
+
+def backup_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "memcli" / "backups"
+
+
+@dataclass(frozen=True)
+class Change:
+    cf: ConfigFile
+    old: str | None  # None: the file does not exist
+    new: str | None  # None: delete the file
+
+
+def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
+    if scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    names = AGENTS if agent == "all" else (agent,)
+    if any(name not in AGENTS for name in names):
+        raise UsageError(f"--agent {agent!r}: choose one of {', '.join(AGENTS)} or all")
+    return [cf for name in names for cf in config_files(name, scope, root)]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise edit.UnreadableConfig(f"{path}: cannot read ({exc}); nothing was changed") from None
+
+
+def _key(path: Path) -> str:
+    return hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
+
+
+def _backup(path: Path, old: str | None, action: str) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    target = backup_dir() / f"{_key(path)}-{stamp}-{action}-{path.name}"
+    if old is None:
+        target = target.with_name(target.name + ABSENT)
+    atomic_write_text(target, old or "")
+    return target
+
+
+def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
+    """The text the file had before the install that produced `current` exactly (None: it did
+    not exist), or False when no backup explains it (it was edited since)."""
+    try:
+        found = sorted(backup_dir().glob(f"{_key(cf.path)}-*-install-*"))
+    except OSError:
+        return False
+    for path in reversed(found):
+        old = None if path.name.endswith(ABSENT) else path.read_bytes().decode("utf-8")
+        try:
+            if edit.install(cf, old or "") == current:
+                return old
+        except edit.UnreadableConfig:
+            continue
+    return False
+
+
+def plan(action: str, files: list[ConfigFile]) -> list[Change]:
+    changes = []
+    for cf in files:
+        old = _read(cf.path)
+        if action == "install":
+            new: str | None = edit.install(cf, old or "")
+        elif old is None:
+            continue
+        else:
+            new = edit.uninstall(cf, old)
+            if new != old:
+                restored = _before_install(cf, old)
+                if restored is not False:
+                    new = restored  # type: ignore[assignment]
+                elif not edit.data(cf, new):
+                    new = None  # nothing but memcli's entries was ever in it
+        if new != old:
+            changes.append(Change(cf, old, new))
+    return changes
+
+
+def _diff(change: Change) -> str:
+    name = str(change.cf.path)
+    lines = difflib.unified_diff((change.old or "").splitlines(keepends=True),
+                                 (change.new or "").splitlines(keepends=True),
+                                 fromfile=name if change.old is not None else "/dev/null",
+                                 tofile=name if change.new is not None else "/dev/null")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_run: bool = False) -> int:
+    changes = plan(action, _files(agent, scope, root))
+    if dry_run:
+        sys.stdout.write("".join(_diff(c) for c in changes) or f"nothing to {action}\n")
+        return EXIT_OK
+    for change in changes:
+        saved = _backup(change.cf.path, change.old, action)
+        if change.new is None:
+            atomic_delete(change.cf.path)
+            with contextlib.suppress(OSError):
+                change.cf.path.parent.rmdir()  # `.codex/` and the like, when install made them
+        else:
+            atomic_write_text(change.cf.path, change.new)
+        verb = "created" if change.old is None else "removed" if change.new is None else "updated"
+        print(f"{change.cf.agent}: {verb} {change.cf.path} (backup: {saved})")
+    if not changes:
+        print(f"{agent}: nothing to {action}; already {'in place' if action == 'install' else 'removed'}")
+    elif action == "install":
+        print("Restart the agent to load them; `memcli hooks status` shows what is wired.")
+    return EXIT_OK
+
+
+def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]]:
+    rows = []
+    for cf in _files(agent, scope, root):
+        try:
+            states = [(e.label, s) for e, s in edit.status(cf, _read(cf.path) or "")]
+        except edit.UnreadableConfig:
+            states = [("(file)", "unreadable")]
+        for label, state in states:
+            rows.append({"agent": cf.agent, "scope": scope, "file": str(cf.path), "entry": label,
+                         "state": state})
+    return rows
+
+
+def run_status(agent: str, root: Path | None, *, as_json: bool = False) -> int:
+    rows = [row for scope in SCOPES if scope == "user" or root is not None
+            for row in collect(agent, scope, root)]
+    on_path = shutil.which("memcli")
+    if as_json:
+        print(json.dumps({"memcli_on_path": on_path, "entries": rows}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    lines = []
+    for row in rows:
+        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
+                     f"{row['file']}")
+    lines.append(f"memcli on PATH: {on_path or 'no: agents cannot run the hooks; install memcli with pipx'}")
+    print("\n".join(lines))
+    return EXIT_OK

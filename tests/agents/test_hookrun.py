@@ -1,0 +1,222 @@
+"""What the installed hooks run: the resident context at session start, `memcli extract --hook`
+(detach at once, extract once idle) and the detached worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from extract.helpers import FIXTURES, make_ws, staged, write_jsonl
+from support.fake_llm import Reply
+
+from memcli import history
+from memcli.agents import hookrun
+from memcli.cli import main
+from memcli.workspace import Workspace
+
+TRANSCRIPTS = {
+    "claude-code": FIXTURES / "claude-code" / "codemie-ai__codemie-code" / "-tmp-private"
+    / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+    "codex": FIXTURES / "codex" / "codemie-ai__codemie-code"
+    / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+    "gemini": FIXTURES / "gemini-cli" / "codemie-ai__codemie-code"
+    / "session-2026-01-16T11-01-file-ops-37b7abef.json",
+}
+SESSION_IDS = {"claude-code": "4c2ddfdc-b619-4525-8d03-1950fb1b0257",
+               "codex": "019e1625-789d-76c0-80ab-3724b5ddb799",
+               "gemini": "37b7abef-713d-4522-85f0-8ff15a4e6d17"}
+
+
+def payload(agent: str, cwd: Path, transcript: Path) -> dict:
+    """The stdin JSON each agent sends to its session-end (or turn-end) hook."""
+    base = {"session_id": SESSION_IDS[agent], "transcript_path": str(transcript), "cwd": str(cwd)}
+    if agent == "claude-code":
+        return {**base, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit",
+                "permission_mode": "default"}
+    if agent == "codex":
+        return {**base, "hook_event_name": "Stop", "turn_id": "t-1", "model": "gpt-5-codex",
+                "permission_mode": "default", "stop_hook_active": False, "last_assistant_message": "ok"}
+    return {**base, "hook_event_name": "SessionEnd", "reason": "exit", "timestamp": "2026-12-01T00:00:00Z"}
+
+
+def _memcli(args: list[str], stdin: bytes | None, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "memcli", *args], input=stdin, cwd=cwd,
+                          capture_output=True, timeout=60)
+
+
+def _copy(agent: str, dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(TRANSCRIPTS[agent], dest / TRANSCRIPTS[agent].name))
+
+
+def _wait(condition, limit: float = 90.0) -> bool:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# ---- session start ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_session_start_prints_the_context_in_the_agents_form(agent: str, example_ws: Path,
+                                                             tmp_path: Path) -> None:
+    context = _memcli(["context"], None, example_ws).stdout.decode()
+    assert context.startswith("# tasklist — project memory")
+    body = json.dumps({"session_id": "s", "cwd": str(example_ws), "hook_event_name": "SessionStart",
+                       "source": "startup"}).encode()
+    done = _memcli(["hooks", "session-start", "--agent", agent], body, tmp_path)
+    assert done.returncode == 0 and done.stderr == b""
+    out = done.stdout.decode()
+    if agent == "claude-code":
+        assert out == context  # plain stdout is what Claude Code adds to the context
+    else:
+        data = json.loads(out)  # Gemini CLI reads JSON only; Codex accepts it
+        assert data == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+
+
+@pytest.mark.parametrize("body", [b"", b"not json", b"[1, 2]", b'{"cwd": 5}', b'{"cwd": "/nonexistent/x"}',
+                                  b"\xff\xfe garbage", b'{"cwd": "a\\u0000b"}'])
+def test_session_start_never_fails_and_says_nothing_outside_a_workspace(body: bytes, tmp_path: Path) -> None:
+    done = _memcli(["hooks", "session-start", "--agent", "gemini"], body, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_session_start_is_silent_on_an_empty_memory(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    body = json.dumps({"cwd": str(tmp_path / "ws")}).encode()
+    done = _memcli(["hooks", "session-start", "--agent", "codex"], body, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+# ---- extract --hook: the real detach path -------------------------------------------------------
+
+def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted_later(
+        tmp_path: Path, fake_llm) -> None:
+    agent = "claude-code"
+    ws = make_ws(tmp_path / "ws")
+    transcript = _copy(agent, tmp_path / "agent-home")
+    fake_llm.responder = lambda body: Reply(content="{}", delay=2.0)  # a slow model
+    body = json.dumps(payload(agent, ws.root / "src", transcript)).encode()
+    (ws.root / "src").mkdir()
+    done = _memcli(["extract", "--hook"], body, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert staged(ws) == []  # the hook returned while the model was still answering
+    assert _wait(lambda: (history.last(ws, "extract") or {}).get("result") == "done")
+    files = staged(ws)
+    assert files and {f.source.session_id for f in files} == {SESSION_IDS[agent]}
+    assert not list((ws.state_dir / "hooks").glob("*.pid"))  # the worker let go of the session
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_each_agents_payload_reaches_the_worker_and_its_session_is_extracted(
+        agent: str, tmp_path: Path, fake_llm) -> None:
+    ws = make_ws(tmp_path / "ws")
+    transcript = _copy(agent, tmp_path / "agent-home")
+    read, write = os.pipe()
+    os.write(write, json.dumps(payload(agent, ws.root, transcript)).encode())
+    os.close(write)
+    with os.fdopen(read, "rb") as stream:
+        sent = hookrun.read_payload(stream)
+    assert hookrun.capture(ws, sent["session_id"], sent["transcript_path"]) == 0
+    files = staged(ws)
+    assert files and {f.source.session_id for f in files} == {SESSION_IDS[agent]}
+    assert {f.agent for f in files} == {"gemini-cli" if agent == "gemini" else agent}
+    assert history.last(ws, "extract")["result"] == "done"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b"null", b'"text"', b'{"session_id": 7, "transcript_path": []}',
+                                  b'{"hook_event_name": "SessionEnd"}', b"\x00\x01\x02" * 1000,
+                                  b'{"session_id": "", "transcript_path": " "}'])
+def test_extract_hook_with_a_malformed_payload_exits_0_silently(body: bytes, tmp_path: Path) -> None:
+    ws = make_ws(tmp_path / "ws")
+    done = _memcli(["extract", "--hook"], body, ws.root)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    time.sleep(0.5)
+    assert history.runs(ws, "extract") == [] and not (ws.state_dir / "hooks").exists()
+
+
+def test_extract_hook_outside_any_workspace_does_nothing(tmp_path: Path) -> None:
+    body = json.dumps(payload("claude-code", tmp_path, TRANSCRIPTS["claude-code"])).encode()
+    done = _memcli(["extract", "--hook"], body, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_read_payload_does_not_wait_on_an_open_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hookrun, "STDIN_WAIT_S", 0.2)
+    read, write = os.pipe()  # the writer stays open: an agent that never closes stdin
+    os.write(write, b'{"session_id": "a"')
+    try:
+        with os.fdopen(read, "rb") as stream:
+            assert hookrun.read_payload(stream) == {}
+    finally:
+        os.close(write)
+
+
+# ---- the worker (in process) --------------------------------------------------------------------
+
+def test_worker_waits_for_the_idle_window_then_extracts(tmp_path: Path, fake_llm) -> None:
+    ws = make_ws(tmp_path / "ws", extract={"idle_minutes": 0.03})  # 1.8 s
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    rows = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}", "timestamp": now}
+            for i in range(4)]
+    transcript = write_jsonl(tmp_path / "s.jsonl", rows)
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        time.sleep(seconds)
+
+    assert hookrun.capture(ws, None, str(transcript), sleep=sleep) == 0
+    assert pauses and 0 < pauses[0] <= 3.0  # it waited for the session to go quiet, no longer
+    assert len(staged(ws)) == 1 and len(fake_llm.requests) == 1
+
+
+def test_worker_failure_is_recorded_for_memcli_status(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memcli.toml").write_text("[extract]\nidle_minutes = 0\n", encoding="utf-8")  # no model set
+    ws = Workspace.open(root)
+    transcript = _copy("claude-code", tmp_path / "home")
+    assert hookrun.capture(ws, SESSION_IDS["claude-code"], str(transcript)) == 2
+    last = history.last(ws, "extract")
+    assert last is not None and last["result"] == "failed" and last["trigger"] == "hook"
+    assert "extract_model" in last["error"]
+    with pytest.raises(SystemExit) as done:
+        main(["status", "-w", str(root)])
+    assert done.value.code == 1
+    assert "why: " in capsys.readouterr().out
+
+
+def test_worker_reports_a_session_it_cannot_find(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hookrun, "FIND_WAIT_S", 0.0)
+    ws = make_ws(tmp_path / "ws")
+    assert hookrun.capture(ws, "no-such-session", str(tmp_path / "gone.jsonl"), sleep=lambda s: None) == 1
+    assert "not found" in history.last(ws, "extract")["error"]  # type: ignore[index]
+
+
+def test_one_worker_per_session(tmp_path: Path, fake_llm) -> None:
+    ws = make_ws(tmp_path / "ws")
+    transcript = _copy("codex", tmp_path / "home")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock = hookrun._lock_path(ws, SESSION_IDS["codex"], str(transcript))
+        lock.parent.mkdir(parents=True)
+        lock.write_text(str(other.pid))  # a worker already waits for this session
+        assert hookrun.capture(ws, SESSION_IDS["codex"], str(transcript)) == 0
+        assert fake_llm.requests == [] and lock.read_text() == str(other.pid)
+    finally:
+        other.kill()
+        other.wait()
+    # its worker died: the next hook takes over
+    assert hookrun.capture(ws, SESSION_IDS["codex"], str(transcript)) == 0
+    assert staged(ws) and not lock.exists()
