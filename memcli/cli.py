@@ -178,7 +178,7 @@ def extract(
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
     if hook:
-        from memcli.agents.hookrun import extract_hook
+        from memcli.agents.hookio import extract_hook
 
         raise typer.Exit(extract_hook(getattr(sys.stdin, "buffer", None), workspace))
     from memcli.extract.run import run
@@ -370,12 +370,13 @@ def hooks_session_start(agent: AgentOpt = "claude-code", workspace: WorkspaceOpt
 def hooks_capture(
     session: Annotated[Optional[str], typer.Option("--session")] = None,  # noqa: UP045
     transcript: Annotated[Optional[str], typer.Option("--transcript")] = None,  # noqa: UP045
+    cwd: Annotated[Optional[str], typer.Option("--cwd")] = None,  # noqa: UP045
     workspace: WorkspaceOpt = None,
 ) -> None:
     """(Started by `extract --hook`.) Wait for the session to go idle, then extract it."""
-    from memcli.agents.hookrun import capture
+    from memcli.agents.hookrun import run_capture
 
-    raise typer.Exit(capture(_open(workspace), session, transcript))
+    raise typer.Exit(run_capture(cwd, workspace, session, transcript))
 
 
 def main(argv: list[str] | None = None) -> None:

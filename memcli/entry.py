@@ -1,10 +1,11 @@
-"""The `memcli` executable: the merge driver and the commit hook's lint without Typer, everything
-else through the CLI.
+"""The `memcli` executable: the merge driver, the commit hook's lint and the agents' capture hook
+without Typer, everything else through the CLI.
 
 git runs `memcli merge-driver` once per file both branches changed, so its start-up is paid per
 file: it skips importing Typer and building the command tree (about a third of its time). The
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
-(memcli/lint_hook.py).
+(memcli/lint_hook.py). An agent waits for `memcli extract --hook` at every session end: it only
+reads stdin and starts a detached worker (memcli/agents/hookio.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> None:
             os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
             sys.exit(run_guarded(lambda: lint_hook.run(*parsed)))
+    if args == ["extract", "--hook"]:
+        from memcli.agents.hookio import extract_hook
+
+        sys.exit(extract_hook(getattr(sys.stdin, "buffer", None)))
     from memcli.cli import main as cli_main
 
     cli_main(argv)

@@ -1,15 +1,16 @@
-"""What the installed hooks run: the resident context at session start, and `memcli extract --hook`.
+"""What the installed hooks run: the resident context at session start, and the capture worker.
 
 An agent waits for its hooks, and some treat a failing one as an error the user sees, so both
-commands always exit 0, print nothing the agent would misread, and never block: a payload that is
-missing, malformed or not JSON means "nothing to do". A bug is still written to the crash log.
+always exit 0, print nothing the agent would misread, and never block: a payload that is missing,
+malformed or not JSON means "nothing to do". A bug is still written to the crash log.
 
-`extract --hook` reads the hook's JSON (session id, transcript path, working directory), starts a
-detached worker (new session, no stdin, output to /dev/null) and returns at once. The worker
-(`memcli hooks capture`, hidden) waits until the session has been idle for `extract.idle_minutes`
-(the same window `memcli extract` applies), extracts that one session, and records a failure in the
-run history that `memcli status` shows. One worker per session: later hooks of a session that
-already has one waiting (Codex fires `Stop` after every turn) leave it to that worker.
+`extract --hook` (memcli.agents.hookio) reads the hook's JSON (session id, transcript path,
+working directory), starts a detached worker (new session, no stdin, output to /dev/null) and
+returns at once. The worker (`memcli hooks capture`, hidden) waits until the session has been
+idle for `extract.idle_minutes` (the same window `memcli extract` applies), extracts that one
+session, and records a failure in the run history that `memcli status` shows. One worker per
+session: later hooks of a session that already has one waiting (Codex fires `Stop` after every
+turn) leave it to that worker.
 """
 
 from __future__ import annotations
@@ -19,88 +20,44 @@ import datetime as dt
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from memcli import history
+from memcli.agents.hookio import guarded, read_payload
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.workspace import Workspace, find_root
 
-MAX_PAYLOAD = 1024 * 1024
-STDIN_WAIT_S = 2.0  # an agent writes the payload and closes stdin; never hang on one that doesn't
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
 MAX_WAIT_S = 24 * 3600.0  # a session that never goes idle is extracted after a day anyway
 
 
-def read_payload(stream: IO[bytes] | None) -> dict[str, Any]:
-    """The hook's JSON object, or {} for anything else (a terminal, no data, not JSON)."""
-    if stream is None or stream.isatty():
-        return {}
-    data = b""
-    try:
-        if os.name == "posix":
-            import select
-
-            deadline = time.monotonic() + STDIN_WAIT_S
-            while len(data) < MAX_PAYLOAD:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([stream], [], [], left)[0]:
-                    break
-                chunk = os.read(stream.fileno(), 65536)
-                if not chunk:
-                    break
-                data += chunk
-        else:
-            data = stream.read(MAX_PAYLOAD)
-        payload = json.loads(data.decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return {}
-    return payload if isinstance(payload, dict) else {}
-
-
-def _text(payload: dict[str, Any], key: str) -> str | None:
-    value = payload.get(key)
-    return value if isinstance(value, str) and value.strip() and "\0" not in value else None
-
-
-def _root(payload: dict[str, Any], workspace: Path | None) -> Path | None:
+def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
+    """The workspace the hook's session ran in (None: not a memcli project, nothing to do)."""
     if workspace is not None:
-        return workspace if workspace.is_dir() else None
-    cwd = _text(payload, "cwd") or os.getcwd()
+        return Workspace.open(workspace) if workspace.is_dir() else None
+    cwd = cwd if isinstance(cwd, str) and cwd.strip() and "\0" not in cwd else os.getcwd()
     try:
-        return find_root(Path(cwd))
+        root = find_root(Path(cwd))
     except OSError:
         return None
-
-
-def _guarded(work: Callable[[], int]) -> int:
-    """Run `work`; an error of ours means nothing to do, a bug goes to the crash log; exit 0."""
-    from memcli.boundary import _write_crash_log
-
-    try:
-        work()
-    except MemcliError:
-        pass
-    except Exception as exc:  # noqa: BLE001 - a hook must not break the agent; the bug is logged
-        _write_crash_log(exc)
-    return EXIT_OK
+    return Workspace.open(root) if root is not None else None
 
 
 # ---- session start ------------------------------------------------------------------------------
 
 def session_start(agent: str, stream: IO[bytes] | None, workspace: Path | None = None) -> int:
     def work() -> int:
-        root = _root(read_payload(stream), workspace)
-        if root is None:
+        ws = find_workspace(read_payload(stream).get("cwd"), workspace)
+        if ws is None:
             return EXIT_OK
         from memcli.context import build_context
 
-        result = build_context(Workspace.open(root))
+        result = build_context(ws)
         if result.summary_path is None and not result.shown and not result.cut:
             return EXIT_OK  # an empty memory: nothing worth a place in the context
         text = result.text
@@ -111,32 +68,10 @@ def session_start(agent: str, stream: IO[bytes] | None, workspace: Path | None =
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return EXIT_OK
 
-    return _guarded(work)
+    return guarded(work)
 
 
 # ---- capture ------------------------------------------------------------------------------------
-
-def extract_hook(stream: IO[bytes] | None, workspace: Path | None = None) -> int:
-    """`memcli extract --hook`: hand the session to a detached worker and return."""
-    def work() -> int:
-        payload = read_payload(stream)
-        root = _root(payload, workspace)
-        session, transcript = _text(payload, "session_id"), _text(payload, "transcript_path")
-        if root is None or not (session or transcript):
-            return EXIT_OK
-        args = [sys.executable, "-m", "memcli", "hooks", "capture", "--workspace", str(root)]
-        args += ["--session", session] if session else []
-        args += ["--transcript", transcript] if transcript else []
-        detach: dict[str, Any] = {"start_new_session": True}  # out of the agent's process group
-        if os.name == "nt":
-            detach = {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
-                      | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-        subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, close_fds=True, **detach)
-        return EXIT_OK
-
-    return _guarded(work)
-
 
 def _lock_path(ws: Workspace, session: str | None, transcript: str | None) -> Path:
     key = hashlib.sha256(f"{session}\0{transcript}".encode()).hexdigest()[:16]
@@ -201,9 +136,16 @@ def _fail(ws: Workspace, started: str, session: str | None, error: str) -> None:
                                    "error": error})
 
 
+def run_capture(cwd: str | None, workspace: Path | None, session: str | None,
+                transcript: str | None) -> int:
+    """`memcli hooks capture`: the detached worker, for the workspace the session ran in."""
+    ws = find_workspace(cwd, workspace)
+    return EXIT_OK if ws is None else capture(ws, session, transcript)
+
+
 def capture(ws: Workspace, session: str | None, transcript: str | None, *,
             sleep: Callable[[float], None] = time.sleep) -> int:
-    """The detached worker: wait for the session to go idle, then extract it."""
+    """Wait for the session to go idle, then extract it."""
     lock = _lock_path(ws, session, transcript)
     if not _claim(lock):
         return EXIT_OK

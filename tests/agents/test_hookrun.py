@@ -16,7 +16,7 @@ from extract.helpers import FIXTURES, make_ws, staged, write_jsonl
 from support.fake_llm import Reply
 
 from memcli import history
-from memcli.agents import hookrun
+from memcli.agents import hookio, hookrun
 from memcli.cli import main
 from memcli.workspace import Workspace
 
@@ -107,7 +107,10 @@ def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted
     fake_llm.responder = lambda body: Reply(content="{}", delay=2.0)  # a slow model
     body = json.dumps(payload(agent, ws.root / "src", transcript)).encode()
     (ws.root / "src").mkdir()
-    done = _memcli(["extract", "--hook"], body, tmp_path)
+    # through the `memcli` executable's entry point, as the agent runs it
+    entry = [sys.executable, "-c", "from memcli.entry import main; main()"]
+    done = subprocess.run([*entry, "extract", "--hook"], input=body, cwd=tmp_path, capture_output=True,
+                          timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert staged(ws) == []  # the hook returned while the model was still answering
     assert _wait(lambda: (history.last(ws, "extract") or {}).get("result") == "done")
@@ -125,7 +128,7 @@ def test_each_agents_payload_reaches_the_worker_and_its_session_is_extracted(
     os.write(write, json.dumps(payload(agent, ws.root, transcript)).encode())
     os.close(write)
     with os.fdopen(read, "rb") as stream:
-        sent = hookrun.read_payload(stream)
+        sent = hookio.read_payload(stream)
     assert hookrun.capture(ws, sent["session_id"], sent["transcript_path"]) == 0
     files = staged(ws)
     assert files and {f.source.session_id for f in files} == {SESSION_IDS[agent]}
@@ -151,12 +154,12 @@ def test_extract_hook_outside_any_workspace_does_nothing(tmp_path: Path) -> None
 
 
 def test_read_payload_does_not_wait_on_an_open_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hookrun, "STDIN_WAIT_S", 0.2)
+    monkeypatch.setattr(hookio, "STDIN_WAIT_S", 0.2)
     read, write = os.pipe()  # the writer stays open: an agent that never closes stdin
     os.write(write, b'{"session_id": "a"')
     try:
         with os.fdopen(read, "rb") as stream:
-            assert hookrun.read_payload(stream) == {}
+            assert hookio.read_payload(stream) == {}
     finally:
         os.close(write)
 
@@ -220,3 +223,15 @@ def test_one_worker_per_session(tmp_path: Path, fake_llm) -> None:
     # its worker died: the next hook takes over
     assert hookrun.capture(ws, SESSION_IDS["codex"], str(transcript)) == 0
     assert staged(ws) and not lock.exists()
+
+
+def test_the_capture_hook_loads_neither_typer_nor_pydantic(tmp_path: Path) -> None:
+    """What the agent waits for is Python's start-up, reading stdin and one fork."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print(sorted(m for m in ('typer', 'pydantic', 'litellm', 'memcli.cli')"
+            " if m in sys.modules), file=sys.stderr))\n"
+            "from memcli.entry import main\nmain()\n")
+    body = json.dumps({"session_id": "s", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path)})
+    done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=body.encode(),
+                          cwd=tmp_path, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"[]\n")
