@@ -116,7 +116,7 @@ def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted
     assert _wait(lambda: (history.last(ws, "extract") or {}).get("result") == "done")
     files = staged(ws)
     assert files and {f.source.session_id for f in files} == {SESSION_IDS[agent]}
-    assert not list((ws.state_dir / "hooks").glob("*.pid"))  # the worker let go of the session
+    assert _wait(lambda: not list((ws.state_dir / "hooks").glob("*.pid")))  # the worker let go of it
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
