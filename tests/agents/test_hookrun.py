@@ -28,6 +28,10 @@ TRANSCRIPTS = {
     "gemini": FIXTURES / "gemini-cli" / "codemie-ai__codemie-code"
     / "session-2026-01-16T11-01-file-ops-37b7abef.json",
 }
+# An extraction with something in it: an empty answer writes no staging file.
+ITEMS = json.dumps({"decisions": [{"title": "Index in SQLite", "decision": "Keep the search index in SQLite",
+                                   "rationale": "one file, no server"}],
+                    "discussions": [], "attempts": [], "requests": []})
 SESSION_IDS = {"claude-code": "4c2ddfdc-b619-4525-8d03-1950fb1b0257",
                "codex": "019e1625-789d-76c0-80ab-3724b5ddb799",
                "gemini": "37b7abef-713d-4522-85f0-8ff15a4e6d17"}
@@ -104,7 +108,7 @@ def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted
     agent = "claude-code"
     ws = make_ws(tmp_path / "ws")
     transcript = _copy(agent, tmp_path / "agent-home")
-    fake_llm.responder = lambda body: Reply(content="{}", delay=2.0)  # a slow model
+    fake_llm.responder = lambda body: Reply(content=ITEMS, delay=2.0)  # a slow model
     body = json.dumps(payload(agent, ws.root / "src", transcript)).encode()
     (ws.root / "src").mkdir()
     # through the `memcli` executable's entry point, as the agent runs it
@@ -123,6 +127,7 @@ def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted
 def test_each_agents_payload_reaches_the_worker_and_its_session_is_extracted(
         agent: str, tmp_path: Path, fake_llm) -> None:
     ws = make_ws(tmp_path / "ws")
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
     transcript = _copy(agent, tmp_path / "agent-home")
     read, write = os.pipe()
     os.write(write, json.dumps(payload(agent, ws.root, transcript)).encode())
@@ -168,6 +173,7 @@ def test_read_payload_does_not_wait_on_an_open_stdin(monkeypatch: pytest.MonkeyP
 
 def test_worker_waits_for_the_idle_window_then_extracts(tmp_path: Path, fake_llm) -> None:
     ws = make_ws(tmp_path / "ws", extract={"idle_minutes": 0.03})  # 1.8 s
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     rows = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}", "timestamp": now}
             for i in range(4)]
@@ -209,6 +215,7 @@ def test_worker_reports_a_session_it_cannot_find(tmp_path: Path, monkeypatch: py
 
 def test_one_worker_per_session(tmp_path: Path, fake_llm) -> None:
     ws = make_ws(tmp_path / "ws")
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
     transcript = _copy("codex", tmp_path / "home")
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -235,3 +242,17 @@ def test_the_capture_hook_loads_neither_typer_nor_pydantic(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=body.encode(),
                           cwd=tmp_path, capture_output=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"[]\n")
+
+
+def test_worker_without_the_llm_extra_records_the_install_line(tmp_path: Path) -> None:
+    """`pip install memcli` without `[llm]`: the hook still returns 0, and the worker's failure says
+    what to install (litellm hidden the way tests/test_llm_extra.py hides it)."""
+    ws = make_ws(tmp_path / "ws")
+    transcript = _copy("claude-code", tmp_path / "home")
+    probe = ("import sys\nsys.modules['litellm'] = None\nfrom memcli.cli import main\nmain(sys.argv[1:])\n")
+    done = subprocess.run([sys.executable, "-c", probe, "hooks", "capture", "--cwd", str(ws.root),
+                           "--session", SESSION_IDS["claude-code"], "--transcript", str(transcript)],
+                          capture_output=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == b""
+    last = history.last(ws, "extract")
+    assert last is not None and last["result"] == "failed" and 'pip install "memcli[llm]"' in last["error"]
