@@ -32,8 +32,21 @@ def _main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
     return int(exit_info.value.code or 0), out, err
 
 
+def _leaves() -> dict[str, object]:
+    """Every command, with a group's (`hooks`) subcommands in place of the group."""
+    out: dict[str, object] = {}
+    for name, command in _commands().items():
+        sub = getattr(command, "commands", None)
+        out.update({f"{name} {n}": c for n, c in sub.items()} if sub else {name: command})
+    return out
+
+
 def test_every_command_takes_w() -> None:
-    missing = [n for n in _commands() if n not in NO_WORKSPACE and not {"-w", "--workspace"} <= _options(n)]
+    def options(command: object) -> set[str]:
+        return {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}  # type: ignore[attr-defined]
+
+    missing = [n for n, c in _leaves().items()
+               if n not in NO_WORKSPACE and not {"-w", "--workspace"} <= options(c)]
     assert missing == [], f"commands without -w/--workspace: {missing}"
 
 
