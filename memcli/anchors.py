@@ -124,22 +124,29 @@ class AnchorChecker:
         return self._texts[file]
 
     def check(self, anchors: Iterable[Anchor]) -> list[AnchorIssue]:
-        out = []
-        for anchor in anchors:
-            found = self._find(anchor.path)
-            if found is None:
-                out.append(self._missing(anchor))
-                continue
-            if anchor.symbol is None:
-                continue
-            text = self._text(found)
-            if text is None or _has_symbol(text, anchor.symbol):
-                continue
-            holders = self._holders(anchor.symbol)
-            where = f"; now in {', '.join(holders[:3])}" if holders else ""
-            out.append(AnchorIssue(anchor, "symbol-missing",
-                                   f"`{anchor.symbol}` no longer appears in {anchor.path}{where}",
-                                   holders=tuple(holders)))
+        return self.check_many([list(anchors)])[0]
+
+    def check_many(self, groups: list[list[Anchor]]) -> list[list[AnchorIssue]]:
+        """`check` for many records at once: the files that now hold missing symbols are found with
+        one `git grep` for all of them, not one per symbol."""
+        out: list[list[AnchorIssue]] = [[] for _ in groups]
+        moved: list[tuple[int, Anchor]] = []
+        for n, anchors in enumerate(groups):
+            for anchor in anchors:
+                found = self._find(anchor.path)
+                if found is None:
+                    out[n].append(self._missing(anchor))
+                elif anchor.symbol is not None:
+                    text = self._text(found)
+                    if text is not None and not _has_symbol(text, anchor.symbol):
+                        moved.append((n, anchor))
+        holders = self._holders({a.symbol for _, a in moved if a.symbol}) if moved else {}
+        for n, anchor in moved:
+            now = holders.get(anchor.symbol or "", [])
+            where = f"; now in {', '.join(now[:3])}" if now else ""
+            out[n].append(AnchorIssue(anchor, "symbol-missing",
+                                      f"`{anchor.symbol}` no longer appears in {anchor.path}{where}",
+                                      holders=tuple(now)))
         return out
 
     def _missing(self, anchor: Anchor) -> AnchorIssue:
@@ -170,17 +177,24 @@ class AnchorChecker:
         return AnchorIssue(anchor, "gone", f"{anchor.path} does not exist in the repository; "
                            "fix or drop the anchor")
 
-    def _holders(self, symbol: str) -> list[str]:
+    def _holders(self, symbols: set[str]) -> dict[str, list[str]]:
+        """symbol → the repository files that hold it as a whole word (the memory itself left out:
+        it names the symbol, only code can hold it)."""
         from memcli.gc.drift import git_text
 
-        if self.top is None:
-            return []
+        if self.top is None or not symbols:
+            return {}
         prefix = self.workspace_root.resolve().relative_to(self.top.resolve()).as_posix()
         prefix = "" if prefix == "." else prefix + "/"
-        # the memory itself names the symbol; only code can hold it
-        out = git_text(self.top, "grep", "-l", "-w", "-F", "-I", "-e", symbol, "--", ".",
+        patterns = [arg for symbol in sorted(symbols) for arg in ("-e", symbol)]
+        out = git_text(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
                        f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
-        return sorted(line for line in (out or "").splitlines() if line)
+        found: dict[str, set[str]] = {}
+        for line in (out or "").splitlines():
+            path, _, match = line.rpartition(":")
+            if path and match in symbols:
+                found.setdefault(match, set()).add(path)
+        return {symbol: sorted(paths) for symbol, paths in found.items()}
 
 
 class _OnDisk:
@@ -207,12 +221,11 @@ def marks(issues: Iterable[AnchorIssue]) -> str:
 def stale_anchors(workspace_root: Path, paths: Iterable[str],
                   checker: AnchorChecker | None = None) -> dict[str, list[AnchorIssue]]:
     """For the records about to be shown (workspace-relative paths): those whose anchors no longer
-    hold, with why. A record that names no anchors costs one read of its frontmatter bytes."""
+    hold, with why. A record that names no anchors costs one read of its bytes."""
     from memcli.records.parse import parse_record
     from memcli.workspace import locate
 
-    checker = checker or AnchorChecker(workspace_root)
-    out: dict[str, list[AnchorIssue]] = {}
+    named: list[tuple[str, list[Anchor]]] = []
     for rel in paths:
         try:
             data = (workspace_root / rel).read_bytes()
@@ -221,8 +234,9 @@ def stale_anchors(workspace_root: Path, paths: Iterable[str],
         if b"anchors" not in data:
             continue
         loc = locate(rel)
-        meta = parse_record(rel, data, loc.kind, loc.slug, validate=False).meta
-        issues = checker.check(anchors_of(meta))
-        if issues:
-            out[rel] = issues
-    return out
+        anchors = anchors_of(parse_record(rel, data, loc.kind, loc.slug, validate=False).meta)
+        if anchors:
+            named.append((rel, anchors))
+    checker = checker or AnchorChecker(workspace_root)
+    issues = checker.check_many([anchors for _, anchors in named])
+    return {rel: found for (rel, _), found in zip(named, issues, strict=True) if found}

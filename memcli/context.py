@@ -119,17 +119,19 @@ def _with_anchor_marks(snapshot: Snapshot, entries: list[Entry]) -> list[Entry]:
 
     from memcli.anchors import AnchorChecker, anchors_of
 
-    checker: AnchorChecker | None = None
-    out = []
-    for entry in entries:
-        rec = snapshot.record(entry.path)
-        anchors = anchors_of(rec.meta) if rec.meta and "anchors" in rec.meta else []
+    named = []
+    for n, entry in enumerate(entries):
+        meta = snapshot.record(entry.path).meta
+        anchors = anchors_of(meta) if meta and "anchors" in meta else []
         if anchors:
-            checker = checker or AnchorChecker(snapshot.root)
-            issues = checker.check(anchors)
-            if issues:
-                entry = replace(entry, stale=tuple(i.message for i in issues))
-        out.append(entry)
+            named.append((n, anchors))
+    if not named:
+        return entries
+    issues = AnchorChecker(snapshot.root).check_many([anchors for _, anchors in named])
+    out = list(entries)
+    for (n, _), found in zip(named, issues, strict=True):
+        if found:
+            out[n] = replace(out[n], stale=tuple(i.message for i in found))
     return out
 
 

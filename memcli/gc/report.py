@@ -137,10 +137,11 @@ def anchor_candidates(root: Path, valid: list[GcFacts]) -> list[Candidate]:
     """Code drift of declared anchors: the same check `memcli context`, `search` and the Linter make."""
     from memcli.anchors import Anchor, AnchorChecker
 
-    checker = AnchorChecker(root)
+    anchored = [f for f in valid if f.anchors]
+    groups = [[Anchor(path, symbol or None) for path, symbol in f.anchors] for f in anchored]
     out = []
-    for facts in valid:
-        for issue in checker.check(Anchor(path, symbol or None) for path, symbol in facts.anchors):
+    for facts, issues in zip(anchored, AnchorChecker(root).check_many(groups), strict=True):
+        for issue in issues:
             out.append(Candidate("code-drift", (facts.path,), f"anchor: {issue.message}",
                                  {"anchor": True, **issue.to_json()}))
     return out

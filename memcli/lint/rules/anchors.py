@@ -30,12 +30,14 @@ class AnchorDrift(Rule):
         if ctx.change is not None:
             return
         snap = ctx.snapshot
-        checker = AnchorChecker(snap.root)
+        named = []
         for kind in (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE, Kind.WORKFLOW):
             # cached facts say which records spell `anchors`: an unchanged workspace is not re-read
             for _, path, _ in snap.facts_with(kind, b"anchors"):
-                if not ctx.touches([path]):
-                    continue
-                rec = snap.record(path)
-                for issue in checker.check(anchors_of(rec.meta)):
-                    yield self.finding(rec.path, rec.line_of("anchors"), issue.message, "anchors")
+                if ctx.touches([path]):
+                    rec = snap.record(path)
+                    named.append((rec, anchors_of(rec.meta)))
+        issues = AnchorChecker(snap.root).check_many([anchors for _, anchors in named])
+        for (rec, _), found in zip(named, issues, strict=True):
+            for issue in found:
+                yield self.finding(rec.path, rec.line_of("anchors"), issue.message, "anchors")
