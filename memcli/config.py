@@ -46,6 +46,9 @@ class MemoryConfig(_Section):
     backoff_max_s: float = Field(30.0, ge=0)
     repair_attempts: int = Field(2, ge=0)  # re-asks after an invalid structured answer (consolidation)
     structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    # The model's context window in tokens (prompt + answer). Unset: what litellm knows of the model,
+    # else 8192; for Ollama it is also sent as num_ctx. See docs/models.md "Context window".
+    context_tokens: int | None = Field(None, ge=512)
 
 
 class ExtractConfig(_Section):
@@ -176,6 +179,7 @@ DEFAULT_CONFIG_TEXT = """\
 # Any litellm model string: "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-latest", "ollama/qwen2.5", ...
 # extract_model = "openai/gpt-4o-mini"
 # consolidation_model = "openai/o4-mini"
+# context_tokens = 8192          # the model's context window; default: what litellm knows, else 8192
 
 [lint]
 # summary_max_chars = 20000     # too-large: memory/summary.md

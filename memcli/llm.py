@@ -30,6 +30,12 @@ litellm is the optional `llm` extra. It takes seconds to import, so a model comm
 `preload()` first thing: the import runs in a background thread while the command plans and
 redacts, and the first `Gateway` waits for it. Without the extra, making a `Gateway` fails with
 `MissingExtra` (exit 2), whose message is the install line to run.
+
+Context window: `context_tokens` is config `memory.context_tokens`, else litellm's
+`max_input_tokens` for the model, else DEFAULT_CONTEXT. Every prompt is estimated
+(memcli.tokens' estimate, which errs high) before it is sent; one at or over the window raises
+ContextExceeded instead of being sent, because a server that truncates it silently (Ollama does)
+answers a constrained prompt with valid, empty JSON. Ollama gets the window as `num_ctx`.
 """
 
 from __future__ import annotations
@@ -58,6 +64,9 @@ M = TypeVar("M", bound=BaseModel)
 RUN_LOG = "llm-calls.jsonl"
 _MODES = ("json_schema", "json_object", "prompt")
 _MODEL_ENV = {"extract": "MEMCLI_EXTRACT_MODEL", "consolidation": "MEMCLI_CONSOLIDATION_MODEL"}
+DEFAULT_CONTEXT = 8192  # a model litellm does not know: small local models start at 8k
+# Providers that take the context size per request (Ollama's default is far below most models').
+NUM_CTX_PROVIDERS = ("ollama", "ollama_chat")
 
 
 INSTALL_LINE = 'pip install "memcli[llm]"'
@@ -79,6 +88,13 @@ class RequestRefused(LLMError):
     def __init__(self, message: str, context_window: bool = False) -> None:
         super().__init__(message)
         self.context_window = context_window
+
+
+class ContextExceeded(RequestRefused):
+    """The prompt does not fit the model's context window; it was not sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, context_window=True)
 
 
 class InvalidOutput(LLMError):
@@ -129,6 +145,52 @@ def resolve_model(workspace: Workspace, role: Role, model: str | None = None) ->
             f"no model for {role}: set memory.{key} in memcli.toml, {_MODEL_ENV[role]}, or pass "
             "--model (any litellm model, e.g. openai/gpt-4o-mini with OPENAI_API_KEY)")
     return chosen
+
+
+def takes_num_ctx(model: str) -> bool:
+    return model.split("/", 1)[0] in NUM_CTX_PROVIDERS
+
+
+def context_tokens(workspace: Workspace, model: str) -> int:
+    """The context window used for `model`: config, else litellm's knowledge, else DEFAULT_CONTEXT.
+    Imports litellm only when the config does not say (model commands only)."""
+    configured = workspace.config.memory.context_tokens
+    return configured if configured is not None else known_context(model) or DEFAULT_CONTEXT
+
+
+def known_context(model: str) -> int | None:
+    """litellm's `max_input_tokens` for the model, None when it does not know it. Not asked for
+    Ollama: litellm would query the server, whose answer is the model's trained maximum, not a
+    window it allocates (memcli sets that through num_ctx, so a small default is the safe one)."""
+    if takes_num_ctx(model):
+        return None
+    litellm = _litellm()
+    try:
+        size = litellm.get_model_info(model).get("max_input_tokens")
+    except Exception:  # litellm's answer to a model it has no entry for (local, self-hosted, new)
+        return None
+    return int(size) if isinstance(size, int) and size > 0 else None
+
+
+def estimate_prompt(messages: list[dict[str, Any]], params: dict[str, Any]) -> int:
+    """The prompt's tokens as memcli.tokens estimates them (errs high): message texts, tool calls,
+    tool schemas and a response schema, plus a few tokens of framing per message."""
+    from memcli.tokens import EstimateCounter
+
+    count = EstimateCounter().count
+    total = 0
+    for msg in messages:
+        content = msg.get("content")
+        if isinstance(content, list):  # content parts
+            content = " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        total += 4 + count(content or "")
+        for call in msg.get("tool_calls") or []:
+            fn = call.get("function", {})
+            total += count(str(fn.get("name", ""))) + count(str(fn.get("arguments", "")))
+    for key in ("tools", "response_format"):
+        if params.get(key):
+            total += count(json.dumps(params[key], ensure_ascii=False))
+    return total
 
 
 _import_lock = threading.Lock()
@@ -211,6 +273,7 @@ class Gateway:
     repair_attempts: int = 2
     structured_mode: str = "auto"
     run_log: Path | None = None
+    context_tokens: int = DEFAULT_CONTEXT
     _mode: str = field(default="json_schema", init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -227,6 +290,7 @@ class Gateway:
         gw = cls(chosen, role, mem.api_base, timeout, mem.retries, mem.backoff_s, mem.backoff_max_s,
                  repair, mem.structured_output, workspace.state_dir / RUN_LOG)
         gw.check_environment()
+        gw.context_tokens = context_tokens(workspace, chosen)
         return gw
 
     # -- preflight -----------------------------------------------------------------------------
@@ -319,6 +383,9 @@ class Gateway:
         import openai  # litellm's own dependency; the base class of every error it raises
         retryable = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
                      litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+        if takes_num_ctx(self.model):
+            params = {**params, "num_ctx": self.context_tokens}
+        self._check_fits(messages, params)
         attempt = 0
         while True:
             started = time.monotonic()
@@ -377,6 +444,16 @@ class Gateway:
             usage = self._usage(litellm, response)
             self._log(started, usage, None)
             return response, usage
+
+    def _check_fits(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> None:
+        tokens = estimate_prompt(messages, params)
+        if tokens < self.context_tokens:
+            return
+        problem = (f"the prompt is about {tokens} tokens, at or over the context window of model "
+                   f"{self.model} ({self.context_tokens} tokens); it was not sent "
+                   "(memory.context_tokens sets the window)")
+        self._log(time.monotonic(), None, f"context: {problem}")
+        raise ContextExceeded(problem)
 
     def _backoff(self, attempt: int) -> float:
         return min(self.backoff_max_s, self.backoff_s * 2**attempt) * (0.5 + random.random() / 2)

@@ -35,6 +35,7 @@ CONFIG = f"""\
 [memory]
 extract_model = "{FAKE_MODEL}"
 consolidation_model = "{FAKE_MODEL}"
+context_tokens = 128000  # the fake model stands for a large-context one
 retries = 1
 backoff_s = 0
 backoff_max_s = 0

@@ -24,6 +24,26 @@ def version() -> str:
     return f"extract-{digest[:12]}"
 
 
+def chunk_budget(context: int, configured: int) -> int:
+    """The chunk size (prepare's estimate) that fits a model's context window: the window less the
+    instructions, the answer schema and room for the answer, converted to prepare's units; never
+    above `configured` (extract.chunk_tokens). The gateway's estimate (memcli.tokens) counts up to
+    1.5x prepare's (1.5 vs 1 per CJK character, 1/3 vs 1/4 per ASCII one), hence the division."""
+    import json
+
+    from memcli.staging import ExtractedItems
+    from memcli.tokens import EstimateCounter
+
+    count = EstimateCounter().count
+    fixed = count(load("system")) + count(load("user")) + count(json.dumps(
+        ExtractedItems.model_json_schema(), ensure_ascii=False)) + 64  # message framing, tag, counts
+    answer = min(4096, context // 4)
+    fits = int((context - fixed - answer) / 1.5)
+    # A window too small for even a short chunk: chunks stay small, and the gateway refuses each
+    # one as over the window (the chunk fails, and is retried once the window is set larger).
+    return max(200, min(configured, fits))
+
+
 def messages(agent: str, piece: Chunk) -> list[dict[str, Any]]:
     transcript = piece.text()
     # A tag derived from the content cannot occur inside that content, so the transcript cannot

@@ -62,7 +62,9 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     elif redo:
         raise UsageError("--redo goes with --stale")
     infos = discover(workspace, since=since, paths=paths)
-    todo = plan(infos, ledger, workspace.config.extract, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
+    cfg = workspace.config.extract
+    cfg = cfg.model_copy(update={"chunk_tokens": _chunk_tokens(workspace, model, cfg.chunk_tokens)})
+    todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
         print_dry_run(todo, as_json)
         return 0
@@ -76,6 +78,20 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     if tally.interrupted:
         return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
+
+
+def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> int:
+    """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
+    window (see memcli.llm.context_tokens). No model configured (a dry run, or only
+    `memcli_remember` calls): the configured window, if any, else the default one."""
+    from memcli.errors import ConfigError
+    from memcli.llm import DEFAULT_CONTEXT, MissingExtra, context_tokens, resolve_model
+
+    try:
+        context = context_tokens(workspace, resolve_model(workspace, "extract", model))
+    except (ConfigError, MissingExtra):
+        context = workspace.config.memory.context_tokens or DEFAULT_CONTEXT
+    return prompt.chunk_budget(context, configured)
 
 
 def _gateway(workspace: Workspace, model: str | None, needed: bool) -> Gateway | ModelName:
@@ -178,7 +194,7 @@ def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
 
 def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
          gate: pool.Gate) -> Result:
-    from memcli.llm import InvalidOutput, LLMError
+    from memcli.llm import InvalidOutput, LLMError, RequestRefused
 
     if gate.abort.is_set():
         return Result(w, "skipped")
@@ -214,6 +230,10 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     except InvalidOutput as exc:
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
+        if isinstance(exc, RequestRefused) and exc.context_window:
+            # This chunk alone is too long for the window: it fails (not recorded, so the next run
+            # asks again), the others go on.
+            return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
     items = _redacted(items)

@@ -59,6 +59,7 @@ def write_staging(root: Path, staging_id: str, session: str, rng: tuple[int, int
 CONFIG = """\
 [memory]
 consolidation_model = "openai/fake-model"
+context_tokens = 128000  # the fake model stands for a large-context one
 extract_model = "openai/fake-model"
 retries = {retries}
 backoff_s = 0

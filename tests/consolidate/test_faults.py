@@ -187,3 +187,17 @@ def test_human_edit_during_run_aborts(repo_ws, fake_llm, capsys):
     _fails(repo_ws, capsys, "changed while the model worked")
     assert head(repo_ws) == edited_before and not (repo_ws / NEW).exists()
     assert (repo_ws / "memory/_staging/s1.json").exists()
+
+
+def test_prompt_over_the_context_window_fails_and_keeps_staging(repo_ws, fake_llm, capsys):
+    config = repo_ws / "memcli.toml"
+    text = config.read_text(encoding="utf-8").replace("context_tokens = 128000", "context_tokens = 1024")
+    config.write_text(text, encoding="utf-8")
+    git(repo_ws, "commit", "-qam", "a small context window")
+    before = (snapshot(repo_ws), head(repo_ws))
+    staged = sorted(p.name for p in (repo_ws / "memory" / "_staging").glob("*.json"))
+    assert staged
+    _fails(repo_ws, capsys, "at or over the context window", "(1024 tokens)")
+    _unchanged(repo_ws, before)
+    assert fake_llm.calls == 0  # refused before sending: no truncated prompt, no empty answer
+    assert sorted(p.name for p in (repo_ws / "memory" / "_staging").glob("*.json")) == staged

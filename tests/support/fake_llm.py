@@ -20,6 +20,11 @@ When the queue is empty, `responder(request_body) -> Reply` answers (default: `{
 i.e. an empty structured answer). `refuse_json_schema = True` makes the server answer a
 `response_format` of type `json_schema` exactly as llama.cpp's server does (HTTP 500 with a
 request-validation error).
+
+Ollama's native API is served too (`POST /api/chat`, `/api/generate`, and `/api/show` for
+litellm's model lookups): a model `ollama_chat/<name>` or `ollama/<name>` with `api_base` set to
+`fake.url_root` gets the same scripted replies in Ollama's body format, and its request bodies
+(with `options.num_ctx`) are recorded in `requests` like the others.
 """
 
 from __future__ import annotations
@@ -111,6 +116,12 @@ class FakeLLM:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    @property
+    def url_root(self) -> str:
+        """The api base for Ollama models (its API lives at `/api/...`, not under `/v1`)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
     def push(self, *replies: Reply) -> None:
         with self._lock:
             self._queue.extend(replies)
@@ -185,7 +196,10 @@ class FakeLLM:
                 if path in ("/v1/embeddings", "/embeddings"):
                     self._embeddings(raw)
                     return
-                if path not in ("/v1/chat/completions", "/chat/completions"):
+                if path == "/api/show":  # litellm's model lookup for Ollama: nothing known
+                    self._send(200, json.dumps({"model_info": {}, "template": "", "parameters": ""}))
+                    return
+                if path not in ("/v1/chat/completions", "/chat/completions", "/api/chat", "/api/generate"):
                     self._send(404, json.dumps({"error": {"message": f"no route {path}"}}))
                     return
                 try:
@@ -203,7 +217,9 @@ class FakeLLM:
                 try:
                     if reply.delay and fake._stop.wait(reply.delay):
                         return
-                    self._send(reply.status, _render(reply, body), reply.headers)
+                    ollama = path.startswith("/api/")
+                    text = _render_ollama(reply, body, path) if ollama else _render(reply, body)
+                    self._send(reply.status, text, reply.headers)
                 finally:
                     with fake._lock:
                         fake.in_flight -= 1
@@ -271,6 +287,29 @@ def _render(reply: Reply, body: dict[str, Any]) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def _render_ollama(reply: Reply, body: dict[str, Any], path: str) -> str:
+    """The reply in Ollama's native (non-streaming) body: `message` for /api/chat, `response` for
+    /api/generate, token counts as prompt_eval_count / eval_count."""
+    if reply.raw_body is not None:
+        return reply.raw_body
+    if reply.status >= 400:
+        return json.dumps({"error": reply.error_message})
+    sent = json.dumps(body.get("messages") or body.get("prompt") or "", ensure_ascii=False)
+    out: dict[str, Any] = {"model": body.get("model", "fake-model"), "created_at": "2026-01-01T00:00:00Z",
+                           "done": True, "done_reason": "stop", "prompt_eval_count": max(1, len(sent) // 4),
+                           "eval_count": max(1, len(reply.content or "") // 4)}
+    if path == "/api/generate":
+        out["response"] = reply.content or ""
+        return json.dumps(out, ensure_ascii=False)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or ""}
+    if reply.tool_calls:
+        message["tool_calls"] = [{"function": {"name": c["function"]["name"],
+                                               "arguments": json.loads(c["function"]["arguments"] or "{}")}}
+                                 for c in reply.tool_calls]
+    out["message"] = message
+    return json.dumps(out, ensure_ascii=False)
 
 
 @pytest.fixture

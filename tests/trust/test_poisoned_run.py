@@ -23,6 +23,7 @@ CONFIG = """\
 [memory]
 extract_model = "openai/fake-model"
 consolidation_model = "openai/fake-model"
+context_tokens = 128000  # the fake model stands for a large-context one
 retries = 1
 backoff_s = 0
 backoff_max_s = 0

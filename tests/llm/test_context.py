@@ -1,0 +1,91 @@
+"""The context window: config or litellm's knowledge, num_ctx for Ollama, over-window prompts refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.fake_llm import FAKE_MODEL, FakeLLM, Reply
+
+from memcli.config import ConfigError
+from memcli.llm import DEFAULT_CONTEXT, ContextExceeded, Gateway, LLMError, RequestRefused
+from memcli.staging import ExtractedItems
+from memcli.workspace import Workspace
+
+GOOD = {"decisions": [], "discussions": [], "attempts": [], "requests": []}
+
+
+def _ws(tmp_path: Path, toml: str = "") -> Workspace:
+    (tmp_path / "memory").mkdir(exist_ok=True)
+    (tmp_path / "memcli.toml").write_text(toml, encoding="utf-8")
+    return Workspace.open(tmp_path)
+
+
+def test_window_from_config_else_litellm_else_default(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    assert Gateway.from_config(_ws(tmp_path), "extract", model=FAKE_MODEL).context_tokens == DEFAULT_CONTEXT
+    known = Gateway.from_config(_ws(tmp_path), "extract", model="openai/gpt-4o-mini")
+    assert known.context_tokens == 128_000  # litellm's local model map (no network)
+    ws = _ws(tmp_path, "[memory]\ncontext_tokens = 32768\n")
+    assert Gateway.from_config(ws, "extract", model="openai/gpt-4o-mini").context_tokens == 32768
+
+
+def test_too_small_window_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="memory.context_tokens"):
+        _ws(tmp_path, "[memory]\ncontext_tokens = 10\n")
+
+
+@pytest.mark.parametrize(("model", "path"), [("ollama_chat/qwen2.5", "/api/chat"),
+                                             ("ollama/qwen2.5", "/api/generate")])
+def test_ollama_gets_num_ctx_over_http(fake_llm: FakeLLM, tmp_path: Path, model: str, path: str) -> None:
+    ws = _ws(tmp_path, f'[memory]\napi_base = "{fake_llm.url_root}"\ncontext_tokens = 16384\nretries = 0\n')
+    g = Gateway.from_config(ws, "extract", model=model)
+    fake_llm.push_json(GOOD)
+    obj, _ = g.structured([{"role": "user", "content": "transcript"}], ExtractedItems)
+    assert obj == ExtractedItems.model_validate(GOOD)
+    assert fake_llm.paths == [path]
+    assert fake_llm.requests[0]["options"]["num_ctx"] == 16384
+
+
+def test_ollama_without_config_gets_the_default_window(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    ws = _ws(tmp_path, f'[memory]\napi_base = "{fake_llm.url_root}"\n')
+    g = Gateway.from_config(ws, "consolidation", model="ollama_chat/qwen2.5")
+    fake_llm.push_text("hello")
+    assert g.chat([{"role": "user", "content": "hi"}]).content == "hello"
+    assert fake_llm.requests[0]["options"]["num_ctx"] == DEFAULT_CONTEXT
+
+
+def test_openai_style_models_get_no_num_ctx(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    g = Gateway.from_config(_ws(tmp_path, "[memory]\ncontext_tokens = 4096\n"), "extract", model=FAKE_MODEL)
+    fake_llm.push_json(GOOD)
+    g.structured([{"role": "user", "content": "hi"}], ExtractedItems)
+    assert "num_ctx" not in json.dumps(fake_llm.requests[0])
+
+
+@pytest.mark.parametrize("text", ["word " * 3000, "決定" * 2000])  # English and Japanese
+def test_prompt_over_the_window_is_refused_unsent(fake_llm: FakeLLM, tmp_path: Path, text: str) -> None:
+    log = tmp_path / "calls.jsonl"
+    g = Gateway(FAKE_MODEL, run_log=log, context_tokens=4096, retries=0)
+    fake_llm.responder = lambda body: Reply(content=json.dumps(GOOD))  # would answer "nothing found"
+    with pytest.raises(ContextExceeded, match=r"at or over the context window .* \(4096 tokens\)") as exc:
+        g.structured([{"role": "user", "content": text}], ExtractedItems)
+    assert isinstance(exc.value, RequestRefused) and isinstance(exc.value, LLMError)
+    assert exc.value.context_window
+    assert fake_llm.calls == 0  # never sent, so never answered with empty arrays
+    row = json.loads(log.read_text(encoding="utf-8").splitlines()[-1])
+    assert not row["ok"] and row["error"].startswith("context:")
+    # The same prompt goes through once the window is large enough.
+    g.context_tokens = 32_000
+    assert g.structured([{"role": "user", "content": text}], ExtractedItems)[0] == ExtractedItems()
+
+
+def test_tool_schemas_count_toward_the_window(fake_llm: FakeLLM) -> None:
+    tools = [{"type": "function", "function": {"name": f"tool_{i}", "description": "d" * 600,
+                                               "parameters": {"type": "object", "properties": {}}}}
+             for i in range(10)]
+    g = Gateway(FAKE_MODEL, context_tokens=1024, retries=0)
+    fake_llm.push_text("ok")
+    assert g.chat([{"role": "user", "content": "hi"}]).content == "ok"  # fits without the tools
+    with pytest.raises(ContextExceeded):
+        g.chat([{"role": "user", "content": "hi"}], tools)
+    assert fake_llm.calls == 1
