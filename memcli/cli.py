@@ -296,6 +296,33 @@ def metrics(
                          sessions=list(session or []), show_all=show_all))
 
 
+staging_app = typer.Typer(help="Shared staging through git refs: publish this machine's, gather everyone's.",
+                          no_args_is_help=True)
+app.add_typer(staging_app, name="staging")
+RemoteArg = Annotated[str, typer.Argument(help="The git remote the team shares.")]
+
+
+@staging_app.command("push")
+def staging_push(
+    remote: RemoteArg = "origin",
+    name: Annotated[Optional[str], typer.Option("--name", help="This publisher's ref name "  # noqa: UP045
+                                                "(default: <user>-<host>).")] = None,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Publish this machine's staging files (re-checked for secrets) to refs/memcli/staging/<name>."""
+    from memcli.team.staging import run_push
+
+    raise typer.Exit(run_push(_open(workspace), remote, name))
+
+
+@staging_app.command("pull")
+def staging_pull(remote: RemoteArg = "origin", workspace: WorkspaceOpt = None) -> None:
+    """Gather every published staging item into memory/_staging/ (deduplicated by id)."""
+    from memcli.team.staging import run_pull
+
+    raise typer.Exit(run_pull(_open(workspace), remote))
+
+
 @app.command("merge-driver")
 def merge_driver(
     base: Annotated[Path, typer.Argument(help="The common ancestor's version (git's %O).")],

@@ -18,9 +18,12 @@ from memcli.consolidate import agent, dispositions, gitops, inputs, journal, loc
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
 from memcli.provenance import Trust
+from memcli.team import staging as shared
 from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
+
+CONSUMING = ("committed", "applied", "no-changes")  # results whose staging files were used up
 
 
 @dataclass
@@ -188,4 +191,7 @@ def run(ws: Workspace, opts: Options) -> int:
                 break
     finally:
         lock.release(ws, held)
-    return print_report(ctx.results, opts, usage_json)
+    code = print_report(ctx.results, opts, usage_json)
+    # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
+    shared.release(ws, [i for r in ctx.results if r.result in CONSUMING for i in r.consumed])
+    return code

@@ -1,0 +1,215 @@
+"""`memcli staging push` / `pull`, and `release`: the consolidation side of shared staging.
+
+Each machine publishes its staging files to `refs/memcli/staging/<name>` on a remote (one ref per
+publisher, so publishers never write the same ref). A pull gathers every published item into
+`memory/_staging/`. A consolidation that used pulled items removes exactly those from their refs.
+Every ref update is a push with a lease on the oid last read, retried on a fresh read when someone
+moved the ref meanwhile: a publisher and a consumer at the same moment both end up applied, and of
+two consumers of the same items only the first succeeds — the second learns that its items are gone
+and exits 4, so its run is dropped instead of using them twice.
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+import socket
+import sys
+from pathlib import Path
+
+from memcli.atomicio import atomic_delete, atomic_write_bytes
+from memcli.consolidate.lock import EXIT_LOCKED
+from memcli.errors import EXIT_FINDINGS, EXIT_OK, MemcliError, UsageError
+from memcli.team import refs
+from memcli.team.state import SharedState
+from memcli.workspace import Workspace
+
+ATTEMPTS = 8
+
+
+class StagingRace(MemcliError):
+    """Another consolidation already used some of the published items this run used."""
+
+    exit_code = EXIT_LOCKED
+
+
+def publisher_name(explicit: str | None = None) -> str:
+    """The ref of this machine: `--name`, else `<user>-<host>`, reduced to characters a ref allows."""
+    raw = explicit or f"{getpass.getuser()}-{socket.gethostname().split('.')[0]}"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip(".-")
+    if not name or ".." in name or name.endswith(".lock"):
+        raise UsageError(f"{raw!r} cannot name a staging ref; pass --name with letters, digits, '-', '_'")
+    return name
+
+
+def _repo_root(ws: Workspace) -> Path:
+    try:
+        top = refs.git(ws.root, "rev-parse", "--show-toplevel").decode().strip()
+    except refs.GitFailed:
+        raise UsageError(f"{ws.root} is not inside a git repository: shared staging travels through git") \
+            from None
+    return Path(top)
+
+
+def _local_files(ws: Workspace) -> list[Path]:
+    from memcli.consolidate.inputs import staging_files
+
+    return staging_files(ws)
+
+
+def _checked(ws: Workspace, files: list[Path]) -> tuple[list[Path], list[str]]:
+    """The files fit to leave this machine, and why the others are held back."""
+    from pydantic import ValidationError
+
+    from memcli.secrets import find_secrets
+    from memcli.staging import StagingFile
+
+    ok, held = [], []
+    for path in files:
+        data = path.read_bytes()
+        try:
+            parsed = StagingFile.model_validate_json(data)
+        except ValidationError:
+            held.append(f"{path.name}: not a valid staging file")
+            continue
+        if parsed.id != path.stem:
+            held.append(f"{path.name}: its id does not match the file name")
+            continue
+        hit = next(find_secrets(data.decode("utf-8")), None)
+        if hit is not None:
+            held.append(f"{path.name}: contains something that looks like a secret ({hit.kind}); "
+                        "remove it or the file")
+            continue
+        ok.append(path)
+    return ok, held
+
+
+def run_push(ws: Workspace, remote: str, name: str | None = None) -> int:
+    """Publish this machine's staging files; published files leave local staging (the team's
+    consolidation uses them now) and are kept under the state folder."""
+    root = _repo_root(ws)
+    me = publisher_name(name)
+    state = SharedState.load(ws)
+    _retry_pending(ws, root, state)
+    files, held = _checked(ws, _local_files(ws))
+    for line in held:
+        print(f"staging push: held back {line}", file=sys.stderr)
+    already = [p for p in files if p.stem in state.published]  # published before a crash, or consumed
+    fresh = [p for p in files if p.stem not in state.published]
+    if fresh:
+        blobs = dict(zip((p.stem for p in fresh), refs.write_blobs(root, fresh), strict=True))
+        key = SharedState.key(remote, me)
+        expect = state.seen.get(key)
+        for _ in range(ATTEMPTS):
+            current = refs.entries(root, expect)
+            new = refs.build(root, {**current, **blobs}, f"memcli staging of {me}")
+            if refs.push(root, remote, me, new, expect):
+                state.seen[key] = new
+                break
+            expect = refs.fetch(root, remote).get(me)
+        else:
+            raise refs.GitFailed(f"{remote} kept changing {refs.PREFIX}{me}; try again")
+        state.published += [p.stem for p in fresh]
+        state.save(ws)
+    for path in already + fresh:
+        atomic_write_bytes(ws.state_dir / "published" / path.name, path.read_bytes())
+        atomic_delete(path)
+    print(f"staging push: published {len(fresh)} staging files to {remote} {refs.PREFIX}{me}"
+          + (f" ({len(held)} held back)" if held else ""))
+    return EXIT_FINDINGS if held else EXIT_OK
+
+
+def run_pull(ws: Workspace, remote: str) -> int:
+    """Gather every published item into memory/_staging/ (by id: one file per item, never twice)."""
+    from pydantic import ValidationError
+
+    from memcli.staging import StagingFile
+
+    root = _repo_root(ws)
+    state = SharedState.load(ws)
+    _retry_pending(ws, root, state)
+    published = refs.fetch(root, remote)
+    done = set(state.consumed)
+    added = present = 0
+    bad: list[str] = []
+    for name, oid in sorted(published.items()):
+        state.seen[SharedState.key(remote, name)] = oid
+        items = {sid: blob for sid, blob in refs.entries(root, oid).items() if sid not in done}
+        for sid, data in zip(items, refs.read_blobs(root, list(items.values())), strict=True):
+            target = ws.staging_dir / f"{sid}.json"
+            state.pulled[sid] = [remote, name]
+            if target.exists():
+                present += 1
+                continue
+            try:
+                if StagingFile.model_validate_json(data).id != sid:
+                    raise ValueError
+            except (ValidationError, ValueError):
+                bad.append(f"{name}/{sid}.json")
+                continue
+            atomic_write_bytes(target, data)
+            added += 1
+    state.save(ws)
+    for item in bad:
+        print(f"staging pull: skipped {item}: not a valid staging file", file=sys.stderr)
+    print(f"staging pull: {added} new staging files from {len(published)} publishers on {remote}"
+          + (f" ({present} already here)" if present else ""))
+    return EXIT_FINDINGS if bad else EXIT_OK
+
+
+def release(ws: Workspace, consumed: list[str]) -> None:
+    """Remove the pulled items a consolidation used from their refs. No git at all when it used none."""
+    state = SharedState.load(ws)
+    mine = [sid for sid in consumed if sid in state.pulled]
+    if not mine and not state.pending:
+        return
+    state.consumed += [s for s in mine if s not in state.consumed]
+    state.pending += [s for s in mine if s not in state.pending]
+    state.save(ws)  # before any push: a crash now is retried later, never forgotten
+    _retry_pending(ws, _repo_root(ws), state, strict=True)
+
+
+def _retry_pending(ws: Workspace, root: Path, state: SharedState, *, strict: bool = False) -> None:
+    groups: dict[tuple[str, str], set[str]] = {}
+    for sid in state.pending:
+        remote, name = state.pulled.get(sid, ["", ""])
+        groups.setdefault((remote, name), set()).add(sid)
+    lost: list[str] = []
+    for (remote, name), ids in groups.items():
+        if remote:
+            lost += _remove(root, state, remote, name, ids)
+        state.pending = [s for s in state.pending if s not in ids]
+        for sid in ids:
+            state.pulled.pop(sid, None)
+        state.save(ws)
+    if lost and strict:
+        raise StagingRace(
+            f"another consolidation already used {len(lost)} of the published staging items this run "
+            f"used ({', '.join(sorted(lost)[:3])}{', ...' if len(lost) > 3 else ''}): this run's commit "
+            "repeats them; drop it (e.g. `git reset --hard HEAD~1`) and `memcli staging pull` again"
+        )
+
+
+def _remove(root: Path, state: SharedState, remote: str, name: str, ids: set[str]) -> list[str]:
+    """Take `ids` out of publisher `name`'s set; returns those already gone (used by someone else)."""
+    key = SharedState.key(remote, name)
+    expect, fresh = state.seen.get(key), False
+    for _ in range(ATTEMPTS):
+        current = refs.entries(root, expect)
+        if not fresh and not ids <= current.keys():
+            expect, fresh = refs.fetch(root, remote).get(name), True  # an old view: look again first
+            continue
+        gone = sorted(ids - current.keys())
+        keep = {sid: blob for sid, blob in current.items() if sid not in ids}
+        if len(keep) == len(current):
+            return gone  # nothing of ours left there
+        new = refs.build(root, keep, f"memcli staging of {name}") if keep else None
+        if refs.push(root, remote, name, new, expect):
+            if new:
+                state.seen[key] = new
+            else:
+                state.seen.pop(key, None)
+            return gone
+        expect, fresh = refs.fetch(root, remote).get(name), True
+    raise refs.GitFailed(f"{remote} kept changing {refs.PREFIX}{name}; the consumed items stay pending "
+                         "and are removed on the next `memcli staging pull`")

@@ -1,0 +1,137 @@
+"""A team on one machine: a bare remote and clones, each with its own state folder, driven through
+real `python -m memcli` processes and real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.fake_llm import Reply, tool_call
+
+RECORD = "memory/decisions/review-agent-output.md"
+SOURCE_LINE = re.compile(r"copy exactly into `sources` / `last_sources`: (\{.*?\})\n")
+CONFIG = """\
+[memory]
+extract_model = "openai/fake-model"
+consolidation_model = "openai/fake-model"
+retries = 1
+backoff_s = 0
+backoff_max_s = 0
+
+[extract]
+idle_minutes = 0
+
+[consolidate]
+trigger_files = 0
+trigger_bytes = 0
+max_iterations = 10
+coalesce_runs = 0
+"""
+SEED = """\
+---
+created_at: 2026-05-01T10:00:00+00:00
+updated_at: 2026-05-01T10:00:00+00:00
+status: resolved
+sources:
+  - session_id: seed-session
+    range: [0, 3]
+---
+Review what the agent changed before committing.
+
+Why: agents sometimes touch unrelated files.
+"""
+EXTRACTED = {"decisions": [{"title": "Review agent output", "decision": "Review agent changes before commit",
+                            "rationale": "agents touch unrelated files"}],
+             "discussions": [], "attempts": [], "requests": []}
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    if check:
+        assert done.returncode == 0, f"git {args}: {done.stdout}{done.stderr}"
+    return done
+
+
+def sources_yaml(sources: list[dict]) -> str:
+    return "".join(f"  - session_id: {s['session_id']}\n    range: [{s['range'][0]}, {s['range'][1]}]\n"
+                   for s in sources)
+
+
+def worker(body: dict) -> Reply:
+    """Extract: one decision. Consolidation: add the staging Sources it is shown to RECORD."""
+    if "tools" not in body:
+        return Reply(content=json.dumps(EXTRACTED))
+    last = body["messages"][-1]
+    if last["role"] == "user" and "Phase 1 of 2: integration" in str(last["content"]):
+        sources = [json.loads(m) for m in SOURCE_LINE.findall(last["content"])]
+        if sources:
+            return Reply(tool_calls=[tool_call("memory_edit", {
+                "path": RECORD, "old_string": "sources:\n",
+                "new_string": "sources:\n" + sources_yaml(sources),
+                "reason": "the decision seen again: add its sources"})])
+    return Reply(content="done")
+
+
+@dataclass
+class Clone:
+    root: Path
+    state: Path
+    env: dict[str, str]
+
+    def memcli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "memcli", *args], cwd=self.root, env=self.env,
+                              capture_output=True, text=True, timeout=300)
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-m", "memcli", *args], cwd=self.root, env=self.env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return git(self.root, *args, check=check)
+
+    def staged(self) -> set[str]:
+        return {p.stem for p in (self.root / "memory/_staging").glob("*.json")}
+
+    def record_sources(self) -> list[tuple[str, int, int]]:
+        text = (self.root / RECORD).read_text(encoding="utf-8")
+        return [(m[0], int(m[1]), int(m[2]))
+                for m in re.findall(r"session_id: (\S+)\n    range: \[(\d+), (\d+)\]", text)]
+
+
+def make_team(tmp: Path, *names: str) -> tuple[Path, dict[str, Clone]]:
+    """A bare remote holding an initialised workspace with one decision, and a clone per name."""
+    remote = tmp / "remote.git"
+    git(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed = tmp / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "main")
+    subprocess.run([sys.executable, "-m", "memcli", "init"], cwd=seed, capture_output=True, check=True)
+    (seed / "memcli.toml").write_text(CONFIG, encoding="utf-8")
+    (seed / RECORD).write_text(SEED, encoding="utf-8")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "seed")
+    git(seed, "push", "-q", str(remote), "main")
+    clones = {}
+    for name in names:
+        root = tmp / name
+        git(tmp, "clone", "-q", str(remote), str(root))
+        env = {**os.environ, "MEMCLI_STATE_DIR": str(tmp / f"state-{name}")}
+        clone = Clone(root, tmp / f"state-{name}", env)
+        assert clone.memcli("init").returncode == 0  # the driver: git config does not travel
+        clones[name] = clone
+    return remote, clones
+
+
+def published(remote: Path) -> dict[str, set[str]]:
+    """Publisher → staging ids on the remote."""
+    out = git(remote, "for-each-ref", "--format=%(refname)", "refs/memcli/staging/").stdout.split()
+    result = {}
+    for ref in out:
+        names = git(remote, "ls-tree", "--name-only", ref).stdout.split()
+        result[ref.rsplit("/", 1)[1]] = {n.removesuffix(".json") for n in names}
+    return result

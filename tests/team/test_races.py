@@ -1,0 +1,118 @@
+"""Shared staging under races (real processes, a bare remote): nothing lost, nothing used twice."""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+from consolidate.helpers import write_staging
+from team.kit import RECORD, make_team, published, worker
+
+ITEMS = {"decisions": [{"title": "Review", "decision": "Review agent output", "rationale": "safety"}]}
+
+
+def _stage(clone, *ids: str) -> None:
+    for n, sid in enumerate(ids):
+        write_staging(clone.root, sid, f"session-{sid}", (n, n + 2), ITEMS)
+
+
+def _ok(done) -> None:
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_two_ci_jobs_consume_the_same_staging_once(tmp_path: Path, fake_llm) -> None:
+    fake_llm.responder = worker
+    remote, team = make_team(tmp_path, "a", "ci1", "ci2")
+    _stage(team["a"], "i1", "i2", "i3")
+    _ok(team["a"].memcli("staging", "push", "--name", "a"))
+    for job in ("ci1", "ci2"):
+        _ok(team[job].memcli("staging", "pull"))
+        assert team[job].staged() == {"i1", "i2", "i3"}
+    runs = {job: team[job].start("consolidate") for job in ("ci1", "ci2")}
+    codes = {job: proc.wait(timeout=300) for job, proc in runs.items()}
+    assert sorted(codes.values()) == [0, 4], {j: p.stderr.read() for j, p in runs.items()}
+    winner = next(j for j, c in codes.items() if c == 0)
+    loser = next(j for j, c in codes.items() if c == 4)
+    assert "another consolidation already used 3" in runs[loser].stderr.read()
+    assert published(remote) == {}
+    sessions = {s for s, _, _ in team[winner].record_sources()}
+    assert {"session-i1", "session-i2", "session-i3"} <= sessions  # nothing lost
+    _ok(team[winner].git("push", "-q", "origin", "HEAD:main"))  # only the winner's run goes on
+
+
+def test_a_developer_publishes_while_ci_clears(tmp_path: Path, fake_llm) -> None:
+    fake_llm.responder = worker
+    remote, team = make_team(tmp_path, "a", "ci")
+    a, ci = team["a"], team["ci"]
+    _stage(a, "first")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    _ok(ci.memcli("staging", "pull"))
+    _stage(a, "second")  # published after CI read the ref: CI's lease is stale now
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    assert published(remote) == {"a": {"first", "second"}}
+    _ok(ci.memcli("consolidate"))  # uses "first" only; its removal retries on the moved ref
+    assert published(remote) == {"a": {"second"}}
+    assert {s for s, _, _ in ci.record_sources()} >= {"session-first"}
+    assert "session-second" not in {s for s, _, _ in ci.record_sources()}
+    # and the other way round: A's lease is stale (CI changed A's ref), A retries; "first" stays used
+    _stage(a, "third")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    assert published(remote) == {"a": {"second", "third"}}
+    _ok(ci.memcli("staging", "pull"))
+    assert ci.staged() == {"second", "third"}
+
+
+def test_publishing_and_clearing_at_the_same_moment(tmp_path: Path, fake_llm) -> None:
+    fake_llm.responder = worker
+    remote, team = make_team(tmp_path, "a", "ci")
+    a, ci = team["a"], team["ci"]
+    _stage(a, "old1", "old2")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    _ok(ci.memcli("staging", "pull"))
+    consolidating = ci.start("consolidate")
+    fresh = [f"new{n}" for n in range(4)]
+    for sid in fresh:  # one process per publication, racing the consolidation's removal
+        _stage(a, sid)
+        _ok(a.memcli("staging", "push", "--name", "a"))
+    assert consolidating.wait(timeout=300) == 0, consolidating.stderr.read()
+    assert published(remote) == {"a": set(fresh)}
+
+
+def test_push_holds_back_a_file_with_a_secret(tmp_path: Path) -> None:
+    remote, team = make_team(tmp_path, "a")
+    a = team["a"]
+    _stage(a, "clean")
+    key = "AKIA" + "".join(random.choices(string.ascii_uppercase + string.digits, k=16))
+    write_staging(a.root, "leaky", "s", (0, 1),
+                  {"decisions": [{"title": "Keys", "decision": f"export AWS_ACCESS_KEY_ID={key}"}]})
+    done = a.memcli("staging", "push", "--name", "a")
+    assert done.returncode == 1 and "leaky.json" in done.stderr and "secret" in done.stderr
+    assert published(remote) == {"a": {"clean"}}
+    assert a.staged() == {"leaky"}  # kept here, for its owner to fix
+
+
+def test_pull_deduplicates_by_id_and_keeps_local_files(tmp_path: Path) -> None:
+    remote, team = make_team(tmp_path, "a", "b")
+    a, b = team["a"], team["b"]
+    _stage(a, "shared", "only-a")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    _stage(b, "shared")  # the same id (the same chunk extracted the same way) already here
+    local = (b.root / "memory/_staging/shared.json").read_bytes()
+    done = b.memcli("staging", "pull")
+    _ok(done)
+    assert "1 new staging files" in done.stdout and "1 already here" in done.stdout
+    assert b.staged() == {"shared", "only-a"}
+    assert (b.root / "memory/_staging/shared.json").read_bytes() == local
+    assert b.git("status", "--porcelain").stdout == ""  # staging is git-ignored: nothing to commit
+    assert not (b.root / RECORD).read_text(encoding="utf-8").count("<<<<<<<")
+
+
+def test_outside_git_is_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "memory").mkdir()
+    done = subprocess.run([sys.executable, "-m", "memcli", "staging", "pull", "-w", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and "not inside a git repository" in done.stderr
