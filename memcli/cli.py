@@ -198,13 +198,16 @@ def consolidate(
     allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Run despite uncommitted changes "
                                               "in memory/ or knowledge/.")] = False,
     model: ModelOpt = None,
+    keep_published: Annotated[bool, typer.Option("--keep-published", help="Leave the shared-staging "
+                              "items it used on their refs until `memcli staging clear` (CI: after "
+                              "the pull request is pushed).")] = False,
     json_out: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."""
     from memcli.consolidate.run import Options, run
 
-    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out)
+    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published)
     raise typer.Exit(run(_open(workspace), opts))
 
 
@@ -321,6 +324,14 @@ def staging_pull(remote: RemoteArg = "origin", workspace: WorkspaceOpt = None) -
     from memcli.team.staging import run_pull
 
     raise typer.Exit(run_pull(_open(workspace), remote))
+
+
+@staging_app.command("clear")
+def staging_clear(workspace: WorkspaceOpt = None) -> None:
+    """Remove from their refs the pulled items a consolidation used (exit 4: another run used them)."""
+    from memcli.team.staging import run_clear
+
+    raise typer.Exit(run_clear(_open(workspace)))
 
 
 @app.command("merge-driver")

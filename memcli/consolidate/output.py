@@ -21,6 +21,7 @@ class Options:
     allow_dirty: bool = False
     model: str | None = None
     json: bool = False
+    keep_published: bool = False  # leave used shared-staging items on their refs for `staging clear`
 
 
 @dataclass

@@ -193,5 +193,6 @@ def run(ws: Workspace, opts: Options) -> int:
         lock.release(ws, held)
     code = print_report(ctx.results, opts, usage_json)
     # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
-    shared.release(ws, [i for r in ctx.results if r.result in CONSUMING for i in r.consumed])
+    shared.release(ws, [i for r in ctx.results if r.result in CONSUMING for i in r.consumed],
+                   push=not opts.keep_published)
     return code

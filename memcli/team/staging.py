@@ -90,7 +90,6 @@ def run_push(ws: Workspace, remote: str, name: str | None = None) -> int:
     root = _repo_root(ws)
     me = publisher_name(name)
     state = SharedState.load(ws)
-    _retry_pending(ws, root, state)
     files, held = _checked(ws, _local_files(ws))
     for line in held:
         print(f"staging push: held back {line}", file=sys.stderr)
@@ -127,7 +126,6 @@ def run_pull(ws: Workspace, remote: str) -> int:
 
     root = _repo_root(ws)
     state = SharedState.load(ws)
-    _retry_pending(ws, root, state)
     published = refs.fetch(root, remote)
     done = set(state.consumed)
     added = present = 0
@@ -157,19 +155,32 @@ def run_pull(ws: Workspace, remote: str) -> int:
     return EXIT_FINDINGS if bad else EXIT_OK
 
 
-def release(ws: Workspace, consumed: list[str]) -> None:
-    """Remove the pulled items a consolidation used from their refs. No git at all when it used none."""
+def release(ws: Workspace, consumed: list[str], *, push: bool = True) -> None:
+    """Remove the pulled items a consolidation used from their refs (with `push` False, only note
+    them for `staging clear`). No git at all when it used none."""
     state = SharedState.load(ws)
     mine = [sid for sid in consumed if sid in state.pulled]
-    if not mine and not state.pending:
+    if not mine and not (push and state.pending):
         return
     state.consumed += [s for s in mine if s not in state.consumed]
     state.pending += [s for s in mine if s not in state.pending]
     state.save(ws)  # before any push: a crash now is retried later, never forgotten
-    _retry_pending(ws, _repo_root(ws), state, strict=True)
+    if push:
+        _retry_pending(ws, _repo_root(ws), state)
 
 
-def _retry_pending(ws: Workspace, root: Path, state: SharedState, *, strict: bool = False) -> None:
+def run_clear(ws: Workspace) -> int:
+    """`memcli staging clear`: the removals a `consolidate --keep-published` left pending."""
+    state = SharedState.load(ws)
+    count = len(state.pending)
+    if count:
+        _retry_pending(ws, _repo_root(ws), state)
+    print(f"staging clear: removed {count} used staging items from their refs" if count
+          else "staging clear: nothing to remove")
+    return EXIT_OK
+
+
+def _retry_pending(ws: Workspace, root: Path, state: SharedState) -> None:
     groups: dict[tuple[str, str], set[str]] = {}
     for sid in state.pending:
         remote, name = state.pulled.get(sid, ["", ""])
@@ -182,7 +193,7 @@ def _retry_pending(ws: Workspace, root: Path, state: SharedState, *, strict: boo
         for sid in ids:
             state.pulled.pop(sid, None)
         state.save(ws)
-    if lost and strict:
+    if lost:
         raise StagingRace(
             f"another consolidation already used {len(lost)} of the published staging items this run "
             f"used ({', '.join(sorted(lost)[:3])}{', ...' if len(lost) > 3 else ''}): this run's commit "
@@ -212,4 +223,4 @@ def _remove(root: Path, state: SharedState, remote: str, name: str, ids: set[str
             return gone
         expect, fresh = refs.fetch(root, remote).get(name), True
     raise refs.GitFailed(f"{remote} kept changing {refs.PREFIX}{name}; the consumed items stay pending "
-                         "and are removed on the next `memcli staging pull`")
+                         "and are removed by `memcli staging clear`")

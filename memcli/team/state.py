@@ -4,8 +4,8 @@
   uses them knows which ref to remove them from;
 - `seen`: the oid of each ref when it was last read here (the lease of the next update);
 - `consumed`: ids this clone consolidated; a later pull never brings them back;
-- `pending`: consumed ids whose removal from a ref has not gone through yet (retried on the next
-  push, pull or consolidation);
+- `pending`: consumed ids whose removal from a ref has not gone through yet (`consolidate
+  --keep-published`, or a push that failed): done by `staging clear` or the next consolidation;
 - `published`: ids this clone has published (never re-published once consumed elsewhere).
 """
 

@@ -116,3 +116,32 @@ def test_outside_git_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "memcli", "staging", "pull", "-w", str(tmp_path)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and "not inside a git repository" in done.stderr
+
+
+def test_ci_clears_only_after_its_pull_request_is_pushed(tmp_path: Path, fake_llm) -> None:
+    """`consolidate --keep-published` then `staging clear`: the items stay published until the
+    commit that used them is safe on the remote; a clear that finds them gone exits 4."""
+    fake_llm.responder = worker
+    remote, team = make_team(tmp_path, "a", "ci", "dev")
+    a, ci, dev = team["a"], team["ci"], team["dev"]
+    _stage(a, "x1", "x2")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    _ok(ci.memcli("staging", "pull"))
+    _ok(ci.memcli("consolidate", "--keep-published"))
+    assert published(remote) == {"a": {"x1", "x2"}}
+    _ok(ci.memcli("staging", "pull", "--workspace", str(ci.root)))
+    assert ci.staged() == set()  # used here: never pulled again, even while still published
+    _ok(ci.git("push", "-q", "origin", "HEAD:refs/heads/memcli/nightly"))
+    done = ci.memcli("staging", "clear")
+    _ok(done)
+    assert "removed 2" in done.stdout and published(remote) == {}
+    assert "nothing to remove" in ci.memcli("staging", "clear").stdout
+
+    _stage(a, "y1")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    for clone in (ci, dev):
+        _ok(clone.memcli("staging", "pull"))
+    _ok(ci.memcli("consolidate", "--keep-published"))
+    _ok(dev.memcli("consolidate"))  # a developer used the same item first and cleared it
+    raced = ci.memcli("staging", "clear")
+    assert raced.returncode == 4 and "another consolidation already used 1" in raced.stderr
