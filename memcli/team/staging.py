@@ -35,7 +35,12 @@ class StagingRace(MemcliError):
 
 def publisher_name(explicit: str | None = None) -> str:
     """The ref of this machine: `--name`, else `<user>-<host>`, reduced to characters a ref allows."""
-    raw = explicit or f"{getpass.getuser()}-{socket.gethostname().split('.')[0]}"
+    if explicit is None:
+        try:
+            user = getpass.getuser()
+        except (KeyError, OSError):  # a container user with no passwd entry
+            user = "user"
+    raw = explicit or f"{user}-{socket.gethostname().split('.')[0]}"
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip(".-")
     if not name or ".." in name or name.endswith(".lock"):
         raise UsageError(f"{raw!r} cannot name a staging ref; pass --name with letters, digits, '-', '_'")
@@ -188,7 +193,11 @@ def _retry_pending(ws: Workspace, root: Path, state: SharedState) -> None:
     lost: list[str] = []
     for (remote, name), ids in groups.items():
         if remote:
-            lost += _remove(root, state, remote, name, ids)
+            try:
+                lost += _remove(root, state, remote, name, ids)
+            except refs.GitFailed as exc:
+                raise refs.GitFailed(f"{exc}; the {len(state.pending)} used staging items stay pending: "
+                                     "`memcli staging clear` removes them from their refs later") from None
         state.pending = [s for s in state.pending if s not in ids]
         for sid in ids:
             state.pulled.pop(sid, None)

@@ -145,3 +145,23 @@ def test_ci_clears_only_after_its_pull_request_is_pushed(tmp_path: Path, fake_ll
     _ok(dev.memcli("consolidate"))  # a developer used the same item first and cleared it
     raced = ci.memcli("staging", "clear")
     assert raced.returncode == 4 and "another consolidation already used 1" in raced.stderr
+
+
+def test_a_removal_that_cannot_reach_the_remote_stays_pending(tmp_path: Path, fake_llm) -> None:
+    fake_llm.responder = worker
+    remote, team = make_team(tmp_path, "a", "ci")
+    a, ci = team["a"], team["ci"]
+    _stage(a, "z1")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    _ok(ci.memcli("staging", "pull"))
+    away = remote.rename(tmp_path / "unreachable.git")
+    done = ci.memcli("consolidate")
+    assert done.returncode == 1 and "stay pending" in done.stderr and "staging clear" in done.stderr
+    assert ci.git("log", "-1", "--format=%B").stdout.count("Memcli-Run") == 1  # the commit is made
+    away.rename(remote)
+    _ok(ci.memcli("staging", "pull"))
+    assert ci.staged() == set()  # used here: not brought back while its removal is pending
+    assert published(remote) == {"a": {"z1"}}
+    done = ci.memcli("staging", "clear")
+    _ok(done)
+    assert "removed 1" in done.stdout and published(remote) == {}
