@@ -95,7 +95,9 @@ def run_push(ws: Workspace, remote: str, name: str | None = None) -> int:
     root = _repo_root(ws)
     me = publisher_name(name)
     state = SharedState.load(ws)
-    files, held = _checked(ws, _local_files(ws))
+    # pulled items are someone's published items already: publishing them again would let two
+    # consolidations use them
+    files, held = _checked(ws, [p for p in _local_files(ws) if p.stem not in state.pulled])
     for line in held:
         print(f"staging push: held back {line}", file=sys.stderr)
     already = [p for p in files if p.stem in state.published]  # published before a crash, or consumed

@@ -105,6 +105,10 @@ def test_pull_deduplicates_by_id_and_keeps_local_files(tmp_path: Path) -> None:
     assert b.staged() == {"shared", "only-a"}
     assert (b.root / "memory/_staging/shared.json").read_bytes() == local
     assert b.git("status", "--porcelain").stdout == ""  # staging is git-ignored: nothing to commit
+    _stage(b, "only-b")
+    _ok(b.memcli("staging", "push", "--name", "b"))  # what b pulled is not published a second time
+    assert published(remote) == {"a": {"shared", "only-a"}, "b": {"only-b"}}
+    assert b.staged() == {"shared", "only-a"}
     assert not (b.root / RECORD).read_text(encoding="utf-8").count("<<<<<<<")
 
 
