@@ -11,10 +11,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from consolidate.helpers import dispose_call, finish_call, item_ids, sources_shown
 from support.fake_llm import Reply, tool_call
 
 RECORD = "memory/decisions/review-agent-output.md"
-SOURCE_LINE = re.compile(r"copy exactly into `sources` / `last_sources`: (\{.*?\})\n")
 CONFIG = """\
 [memory]
 extract_model = "openai/fake-model"
@@ -63,18 +63,27 @@ def sources_yaml(sources: list[dict]) -> str:
 
 
 def worker(body: dict) -> Reply:
-    """Extract: one decision. Consolidation: add the staging Sources it is shown to RECORD."""
+    """Extract: one decision. Consolidation: add the staging Sources it is shown to RECORD, dispose of
+    every item as integrated there, finish each phase. Stateless (it reads the conversation), so
+    two consolidations can talk to it at once."""
     if "tools" not in body:
         return Reply(content=json.dumps(EXTRACTED))
-    last = body["messages"][-1]
+    messages = body["messages"]
+    last = messages[-1]
     if last["role"] == "user" and "Phase 1 of 2: integration" in str(last["content"]):
-        sources = [json.loads(m) for m in SOURCE_LINE.findall(last["content"])]
+        sources = [{"session_id": s, "range": [a, b]} for s, a, b in sources_shown(last["content"])]
         if sources:
             return Reply(tool_calls=[tool_call("memory_edit", {
                 "path": RECORD, "old_string": "sources:\n",
                 "new_string": "sources:\n" + sources_yaml(sources),
                 "reason": "the decision seen again: add its sources"})])
-    return Reply(content="done")
+    asked = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
+    if last["role"] == "tool" and asked and asked[-1]["tool_calls"][0]["function"]["name"] == "memory_edit":
+        intro = next(m for m in messages if m["role"] == "user" and "Phase 1 of 2: integration" in
+                     str(m["content"]))
+        return Reply(tool_calls=[dispose_call(item_ids(intro["content"]), "integrated", [RECORD], "it"),
+                                 finish_call()])
+    return Reply(tool_calls=[finish_call()])
 
 
 @dataclass
