@@ -27,7 +27,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 _FOLDERS = {("memory", "decisions"): "decision", ("memory", "requests"): "request",
             ("memory", "workflow"): "workflow"}
-_LIMITS = {"summary_max_chars": 20_000, "body_max_chars": 8_000}
+_LIMITS = {"summary_max_chars": 20_000, "summary_max_tokens": 5_000, "body_max_chars": 8_000}
 
 
 def kind_of(path: str) -> tuple[str | None, PurePosixPath | None]:
@@ -100,8 +100,15 @@ def problems(text: str, path: str, sides: tuple[str, ...] = ()) -> list[str]:
         return [str(exc)]
     kind, root = kind_of(path)
     out = _field_problems(kind, side.values) if kind else []
+    limits = _limits(root) if kind else {}
+    if kind == "summary":
+        from memcli.tokens import EstimateCounter  # the Linter's own estimate (too-large)
+
+        tokens = EstimateCounter().count(text)
+        if tokens > limits["summary_max_tokens"]:
+            out.append(f"the merged summary is about {tokens} tokens (cap {limits['summary_max_tokens']})")
     if kind and kind != "workflow":  # workflow bodies have no cap
-        cap = _limits(root)["summary_max_chars" if kind == "summary" else "body_max_chars"]
+        cap = limits["summary_max_chars" if kind == "summary" else "body_max_chars"]
         size = len(text) if kind == "summary" else len(side.body)
         if size > cap:
             out.append(f"the merged {'file' if kind == 'summary' else 'body'} has {size} characters "

@@ -219,3 +219,13 @@ def test_the_command_writes_over_ours_and_exits_like_git_expects(tmp_path: Path)
     assert "<<<<<<< ours" in (tmp_path / "a").read_text()
     bad = subprocess.run(args[:-1], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_merged_summary_over_its_token_cap_is_a_conflict() -> None:
+    def summary(body: str) -> bytes:
+        return f"---\nupdated_at: 2026-04-18T09:00:00+09:00\n---\n{body}".encode()
+
+    half = "決定事項の要約です。" * 300  # each side well under 5 000 estimated tokens, both together over
+    out = merge(summary("middle\n"), summary(half + "\nmiddle\n"), summary("middle\n" + half + "\n"),
+                "memory/summary.md")
+    assert not out.clean and "tokens (cap 5000)" in out.why[0]
