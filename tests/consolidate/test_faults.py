@@ -201,3 +201,21 @@ def test_prompt_over_the_context_window_fails_and_keeps_staging(repo_ws, fake_ll
     _unchanged(repo_ws, before)
     assert fake_llm.calls == 0  # refused before sending: no truncated prompt, no empty answer
     assert sorted(p.name for p in (repo_ws / "memory" / "_staging").glob("*.json")) == staged
+
+
+def test_conversation_outgrowing_the_window_fails_mid_run_and_keeps_staging(repo_ws, fake_llm, capsys):
+    from memcli.llm import estimate_prompt
+
+    fake_llm.push(Reply(status=500), Reply(status=500))  # a first run only to see what it sends
+    _fails(repo_ws, capsys, "failed 2 times")
+    first = fake_llm.requests[0]
+    window = estimate_prompt(first["messages"], {"tools": first["tools"]}) + 1  # the first call just fits
+    config = repo_ws / "memcli.toml"
+    text = config.read_text(encoding="utf-8").replace("context_tokens = 128000", f"context_tokens = {window}")
+    config.write_text(text, encoding="utf-8")
+    git(repo_ws, "commit", "-qam", "a window the first call just fits")
+    before = (snapshot(repo_ws), head(repo_ws))
+    fake_llm.push(Reply(content="I'll read the decisions first."))  # narrates: a nudge grows the prompt
+    _fails(repo_ws, capsys, "at or over the context window", f"({window} tokens)")
+    _unchanged(repo_ws, before)
+    assert fake_llm.calls == 3  # the first run's two, then one: the grown prompt was never sent
