@@ -158,26 +158,30 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
 def run(ws: Workspace, opts: Options) -> int:
     import sys
 
-    note = journal.recover(ws)
-    if note:
-        print(f"consolidate: {note}", file=sys.stderr)
-    # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
-    # the trigger but give a run nothing to do either; they are reported, never consumed.
-    staged = inputs.load_staging(ws)
-    if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
-        print_nothing(ws, opts, staged.invalid)
-        return 0
-    from memcli.llm import preload
-
-    progress.note("consolidate: reading staging and memory…")
-    preload()  # the model library loads while the workspace is checked and the inputs assembled
-    repo = _preflight(ws, opts)
     base_id = f"{_stamp()}-{os.getpid()}"
-    held = lock.acquire(ws, base_id, [])  # before the model setup: a second run stops at once
+    # The lock comes first: while another run applies, its written-but-uncommitted files make the
+    # workspace look dirty, and "commit or discard them" would be advice that wrecks that run.
+    held = lock.acquire(ws, base_id, [])
+    results: list[RunResult] = []
     try:
+        note = journal.recover(ws)
+        if note:
+            print(f"consolidate: {note}", file=sys.stderr)
+        # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
+        # the trigger but give a run nothing to do either; they are reported, never consumed.
+        staged = inputs.load_staging(ws)
+        if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
+            print_nothing(ws, opts, staged.invalid)
+            return 0
+        from memcli.llm import preload
+
+        progress.note("consolidate: reading staging and memory…")
+        preload()  # the model library loads while the workspace is checked and the inputs assembled
+        repo = _preflight(ws, opts)
         from memcli.llm import Gateway
 
         ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
+        results = ctx.results
         scratch.clear_stale(ws)
         for round_no in range(1 + ws.config.consolidate.coalesce_runs):
             staging = inputs.load_staging(ws)
@@ -191,8 +195,8 @@ def run(ws: Workspace, opts: Options) -> int:
                 break
     finally:
         lock.release(ws, held)
-    code = print_report(ctx.results, opts, usage_json)
+    code = print_report(results, opts, usage_json)
     # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
-    shared.release(ws, [i for r in ctx.results if r.result in CONSUMING for i in r.consumed],
+    shared.release(ws, [i for r in results if r.result in CONSUMING for i in r.consumed],
                    push=not opts.keep_published)
     return code

@@ -113,3 +113,29 @@ def test_no_guard_file_stays_behind_and_racing_runs_still_exclude_each_other(tmp
         assert outcomes == ["lost", "lost", "lost", "won"]
         assert not (ws.staging_dir / (lock.LOCK_NAME + ".guard")).exists()
         lock.lock_path(ws).unlink()
+
+
+def test_held_lock_answers_4_before_the_dirty_check(repo_ws, fake_llm):
+    """A second run while the first applies (its files written, not yet committed) must say "locked",
+    never "uncommitted changes: commit or discard them", which would wreck the first run's commit."""
+    from consolidate.helpers import git
+
+    from memcli.consolidate.run import Options, run
+
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        ws = Workspace.open(repo_ws)
+        holder = {"pid": owner.pid, "host": socket.gethostname(), "started_at": "x", "run_id": "first",
+                  "consumed": ["s1"], "proc": lock.process_tag(owner.pid)}
+        lock.lock_path(ws).write_text(json.dumps(holder))
+        summary = repo_ws / "memory/summary.md"
+        summary.write_text(summary.read_text() + "\n- written by the first run's apply\n")
+        assert git(repo_ws, "status", "--porcelain").strip()  # dirty, as mid-apply
+        with pytest.raises(lock.LockHeld, match=f"pid {owner.pid}"):
+            run(ws, Options())
+        with pytest.raises(lock.LockHeld):
+            run(ws, Options(if_needed=True))
+        assert fake_llm.calls == 0 and json.loads(lock.lock_path(ws).read_text()) == holder
+    finally:
+        owner.kill()
+        owner.wait()
