@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -164,6 +165,29 @@ MODELS: dict[Kind, type[_Record]] = {
 
 # The seeds spell `model_invocation` as `model_invokation`; accepted with a warning (spec 1 §3).
 FIELD_ALIASES: dict[str, str] = {"model_invokation": "model_invocation"}
+
+
+def _holds_source(annotation: Any) -> bool:
+    return annotation is Source or any(_holds_source(arg) for arg in typing.get_args(annotation))
+
+
+# Every frontmatter field typed as a Source (or a list of them), per kind, read off the models so a
+# new Source field cannot be forgotten by the checks that must see every cited Source.
+SOURCE_FIELDS: dict[Kind, tuple[str, ...]] = {
+    kind: tuple(name for name, info in model.model_fields.items() if _holds_source(info.annotation))
+    for kind, model in MODELS.items()
+}
+
+
+def cited_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every raw Source in a record's frontmatter with the field it sits in (a single Source, as
+    the summary's `last_rewritten_from_range` may be, counts as a list of one)."""
+    out: list[tuple[str, Any]] = []
+    for name in SOURCE_FIELDS.get(kind, ()):
+        value = meta.get(name)
+        items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        out.extend((name, item) for item in items)
+    return out
 
 
 def record_sources(kind: Kind, meta: dict[str, Any]) -> list[Any]:

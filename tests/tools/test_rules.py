@@ -160,6 +160,34 @@ def test_sources_as_pydantic_models_and_dicts(ws: Workspace) -> None:
     assert out.ok, out
 
 
+def _summary(rng: str) -> str:
+    return f"---\nupdated_at: 2026-05-20T10:00:00+00:00\n{rng}---\n# tasklist\n\nRewritten.\n"
+
+
+@pytest.mark.parametrize(
+    ("field", "ok"),
+    [
+        ("last_rewritten_from_range:\n  session_id: {s}\n  range: [{a}, {b}]\n", True),
+        ("last_rewritten_from_range:\n  - session_id: {s}\n    range: [{a}, {b}]\n", True),
+        ("last_rewritten_from_range:\n  session_id: invented-session\n  range: [0, 3]\n", False),
+        ("last_rewritten_from_range:\n  - session_id: {s}\n    range: [{a}, {b}]\n"
+         "  - session_id: invented-session\n    range: [0, 3]\n", False),
+    ],
+    ids=["one-given", "list-given", "one-invented", "list-one-invented"],
+)
+def test_summary_rewritten_from_range_is_a_source_too(session: ToolSession, field: str, ok: bool) -> None:
+    """Every field typed as a Source is checked, not only `sources` / `last_sources`."""
+    s, a, b = RUN_SRC
+    out = session.write("memory/summary.md", _summary(field.format(s=s, a=a, b=b)), "replace", "rewrite")
+    if ok:
+        assert out.ok, out
+    else:
+        assert [(v.code, v.field) for v in out.violations] == [
+            ("source-not-provided", "last_rewritten_from_range")]
+        assert "invented-session:0-3" in out.violations[0].message
+        assert "Rewritten." not in (session.workspace.root / "memory/summary.md").read_text()
+
+
 def test_source_rule_is_off_when_not_given(ws: Workspace) -> None:
     session = ToolSession(ws, allowed_sources=None, knowledge_sources=None)
     out = session.write(

@@ -8,7 +8,7 @@ from typing import Any
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Change, Context, Rule, Scope
-from memcli.records.models import record_sources
+from memcli.records.models import cited_sources
 from memcli.workspace import KIND_DIRS, Kind, locate
 
 
@@ -50,14 +50,12 @@ class SlugExists(Rule):
             )
 
 
-def _source_keys(raw: list[Any]) -> list[tuple[str, int, int]]:
-    keys = []
-    for item in raw:
-        if isinstance(item, dict):
-            rng = item.get("range")
-            if isinstance(rng, (list, tuple)) and len(rng) == 2:
-                keys.append((str(item.get("session_id")), *rng))
-    return keys
+def _source_key(item: Any) -> tuple[str, int, int] | None:
+    if isinstance(item, dict):
+        rng = item.get("range")
+        if isinstance(rng, (list, tuple)) and len(rng) == 2:
+            return (str(item.get("session_id")), *rng)
+    return None
 
 
 class SourceNotProvided(Rule):
@@ -68,8 +66,12 @@ class SourceNotProvided(Rule):
     Why: Sources are machine facts that point into real transcripts; a model must copy them,
     never invent them.
 
+    Every field typed as a Source counts: `sources`, knowledge's `last_sources` and the
+    summary's `last_rewritten_from_range` (one Source or a list).
+
     Passing (tool path): a decision citing a staging item's Source.
-    Failing (tool path): a decision citing `{session_id: made-up, range: [0, 3]}`.
+    Failing (tool path): a decision citing `{session_id: made-up, range: [0, 3]}`, or a summary
+    whose `last_rewritten_from_range` cites it.
     """
 
     code, alias, severity, scope = "source-not-provided", "E15", Severity.ERROR, Scope.TOOL
@@ -87,15 +89,17 @@ class SourceNotProvided(Rule):
         if ctx.before is not None and ctx.before.exists(change.path):
             old = ctx.before.record(change.path)
             if old.meta is not None:
-                old_keys = set(_source_keys(record_sources(loc.kind, old.meta)))
-        key = "last_sources" if loc.kind is Kind.KNOWLEDGE else "sources"
-        for session_id, start, end in _source_keys(record_sources(loc.kind, new.meta)):
-            if (session_id, start, end) in old_keys or (session_id, start, end) in change.allowed_sources:
+                old_keys = {k for _, item in cited_sources(loc.kind, old.meta) if (k := _source_key(item))}
+        # every Source-typed field (sources, last_sources, the summary's last_rewritten_from_range)
+        for field, item in cited_sources(loc.kind, new.meta):
+            key = _source_key(item)
+            if key is None or key in old_keys or key in change.allowed_sources:
                 continue
+            session_id, start, end = key
             yield self.finding(
                 change.path,
-                new.line_of(key),
+                new.line_of(field),
                 f"Source {session_id}:{start}-{end} was not given to this run; copy Sources exactly "
                 "from the staging items (never write your own)",
-                key,
+                field,
             )
