@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memcli.records.models import Source, record_sources
+from memcli.records.models import Source, cited_sources, record_sources
 from memcli.records.parse import ParsedRecord
 from memcli.tools.result import Violation
 from memcli.tools.schemas import CATEGORIES
@@ -58,7 +58,7 @@ def present_sources(workspace: Any) -> frozenset[SourceKey]:
             continue  # unreadable records are the Linter's finding
         meta = parse_record(rel, data, loc.kind, loc.slug, validate=False).meta
         if isinstance(meta, dict):
-            keys |= _raw_keys(record_sources(loc.kind, meta))
+            keys |= _raw_keys([item for _, item in cited_sources(loc.kind, meta)])
     return frozenset(keys)
 
 
