@@ -36,6 +36,8 @@ class RunResult:
     finished_at: str | None = None
     reports: list[FileReport] = field(default_factory=list)
     diff: str = ""
+    kept: list[str] = field(default_factory=list)  # human edits met while applying, kept as they are
+    note: str | None = None  # committed, but something is left for the next command to finish
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
@@ -83,6 +85,9 @@ class RunResult:
         data["invalid_staging"] = [{"file": f, "why": w} for f, w in self.invalid]
         data["consumed"] = self.consumed
         data["dispositions"] = self.dispositions
+        data["kept_edits"] = self.kept
+        if self.note:
+            data["note"] = self.note
         if self.diff:
             data["diff"] = self.diff
         return data
@@ -115,6 +120,8 @@ def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], 
 
 
 _SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."
+_SAFE_BUT_KEPT = ("Every file the run wrote was put back and the human edits named above were kept; "
+                  "staging and git HEAD are as they were.")
 
 
 def _human(r: RunResult) -> None:
@@ -124,7 +131,8 @@ def _human(r: RunResult) -> None:
     for name, why in r.invalid:
         print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
     if r.result == "failed":
-        print(f"consolidate failed: {r.error}. {_SAFE} ({usage})", file=sys.stderr)
+        safe = _SAFE_BUT_KEPT if r.kept else _SAFE
+        print(f"consolidate failed: {r.error}. {safe} ({usage})", file=sys.stderr)
         return
     if r.result == "dry-run":
         sys.stdout.write(r.diff)
@@ -140,6 +148,11 @@ def _human(r: RunResult) -> None:
     for d in r.dispositions:
         if d["action"] == "dropped":
             print(f"  dropped staging item: {d['kind']} {d['title']!r}: {d['reason']}")
+    for path in r.kept:
+        print(f"consolidate: {path} was edited while the run applied; the edit is kept, uncommitted",
+              file=sys.stderr)
+    if r.note:
+        print(f"consolidate: {r.note}", file=sys.stderr)
 
 
 def print_report(results: list[RunResult], opts: Options, usage: Any) -> int:

@@ -138,10 +138,12 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
                                       stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped())
         applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
-        result.sha = applied.sha
+        result.sha, result.kept, result.note = applied.sha, applied.kept, applied.pending
         result.result = "committed" if applied.sha else "applied"
         return result
     except MemcliError as exc:
+        if isinstance(exc, journal.ApplyFailed):
+            result.kept = exc.kept
         if convo is not None:
             result.absorb(convo)
         result.result, result.error = "failed", str(exc)

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+
 import pytest
-from consolidate.helpers import configure, init_repo, write_staging
+from consolidate.helpers import STARTED, configure, init_repo, write_staging
 
 ITEMS = {
     "decisions": [{"title": "Job runner", "decision": "Move reminder jobs to a worker process",
@@ -17,3 +21,15 @@ def repo_ws(example_ws):
     init_repo(example_ws)
     write_staging(example_ws, "s1", "sess-1", (4, 9), ITEMS)
     return example_ws
+
+
+@pytest.fixture(autouse=True)
+def _reap_memcli():
+    """A failed assertion must not leave a memcli process running into the next test."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)

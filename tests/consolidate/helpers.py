@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
+import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from memcli.staging import StagingFile
@@ -139,3 +144,78 @@ def sources_shown(user_text: str) -> list[tuple[str, int, int]]:
 
     found = re.findall(r"  - session_id: \"?([^\"\n]+)\"?\n    range: \[(\d+), (\d+)\]", user_text)
     return [(s, int(a), int(b)) for s, a, b in found]
+
+
+# -- real memcli processes (test_kill*.py); conftest reaps whatever a failed test left running --
+
+STARTED: list[subprocess.Popen] = []
+
+
+def memcli(ws: Path, *args: str) -> subprocess.Popen:
+    """`memcli ARGS -w WS` as a process group leader, so a test can kill it with all its children."""
+    proc = subprocess.Popen([sys.executable, "-m", "memcli", *args, "-w", str(ws)], start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    STARTED.append(proc)
+    return proc
+
+
+def wait_for(cond, what: str, timeout: float = 180.0) -> None:
+    """Poll a condition the test is waiting on (never a bare sleep standing in for one)."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def status_of(ws: Path) -> tuple[int, str]:
+    proc = memcli(ws, "status")
+    out, err = proc.communicate(timeout=180)
+    return proc.returncode, out + err
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[1])
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie nobody reaped counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+class GatedHook:
+    """A pre-commit hook that tells the test it runs (its pid in `ready`) and waits at a fifo until
+    the test opens it: kill points inside the hook are reached exactly, never by timing."""
+
+    def __init__(self, root: Path, tmp: Path, then: str = "exit 0") -> None:
+        self.ready, self.gate = tmp / "hook-ready", tmp / "hook-gate"
+        os.mkfifo(self.gate)
+        self.path = root / ".git/hooks/pre-commit"
+        ready = f"echo $$ > '{self.ready}.tmp' && mv '{self.ready}.tmp' '{self.ready}'"
+        self.path.write_text(f"#!/bin/sh\n{ready}\nread _ < '{self.gate}'\n{then}\n")
+        self.path.chmod(0o755)
+
+    def wait(self) -> int:
+        wait_for(self.ready.exists, "the pre-commit hook")
+        return int(self.ready.read_text())
+
+    def release(self) -> bool:
+        """Let a waiting hook go on; False when no hook is there to read the fifo (it was ended)."""
+        try:
+            fd = os.open(self.gate, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                return False
+            raise
+        os.write(fd, b"go\n")
+        os.close(fd)
+        return True

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from consolidate.helpers import decision, git, head, make_unwritable, snapshot
-from consolidate.test_run import NEW, done, replace_old, settle, write_new_decision
+from consolidate.test_run import NEW, OLD, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply, tool_call
 
 from memcli import history
@@ -219,3 +219,44 @@ def test_conversation_outgrowing_the_window_fails_mid_run_and_keeps_staging(repo
     _fails(repo_ws, capsys, "at or over the context window", f"({window} tokens)")
     _unchanged(repo_ws, before)
     assert fake_llm.calls == 3  # the first run's two, then one: the grown prompt was never sent
+
+
+HUMAN_LINE = "\n- a note by a human, added while the run applied\n"
+
+
+def _hook_edits_then(root, then: str):
+    """The pre-commit hook plays a human who edits a record the run just wrote, at the commit."""
+    hook = root / ".git/hooks/pre-commit"
+    hook.write_text(f"#!/bin/sh\nprintf '{HUMAN_LINE}' >> '{root / OLD}'\n{then}\n")
+    hook.chmod(0o755)
+
+
+def test_human_edit_during_rejected_commit_is_kept_and_named(repo_ws, fake_llm, capsys):
+    """Issue 12 §4: rollback restores only files that hold exactly what the run wrote."""
+    _hook_edits_then(repo_ws, "echo 'memory commits need review' >&2; exit 1")
+    files, commit = snapshot(repo_ws), head(repo_ws)
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 1
+    err = capsys.readouterr().err
+    assert "git commit failed" in err and f"kept the edit made meanwhile to {OLD}" in err
+    assert "Nothing was changed" not in err
+    edited = (repo_ws / OLD).read_text()
+    assert edited.endswith(HUMAN_LINE) and "status: replaced" in edited  # the human's file, as they left it
+    assert not (repo_ws / NEW).exists() and head(repo_ws) == commit  # everything else is old
+    assert {k: v for k, v in snapshot(repo_ws).items() if k != OLD} == {
+        k: v for k, v in files.items() if k != OLD}
+    assert git(repo_ws, "status", "--porcelain").strip() == f"M {OLD}"
+    assert history.last(Workspace.open(repo_ws), "consolidate")["result"] == "failed"
+
+
+def test_human_edit_during_accepted_commit_stays_uncommitted(repo_ws, fake_llm, capsys):
+    """The commit holds exactly what the run wrote; the human's edit stays in the file, on top."""
+    _hook_edits_then(repo_ws, "exit 0")
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    err = capsys.readouterr().err
+    assert f"{OLD} was edited while the run applied; the edit is kept, uncommitted" in err
+    committed = git(repo_ws, "show", f"HEAD:{OLD}")
+    assert "status: replaced" in committed and "a note by a human" not in committed
+    assert (repo_ws / OLD).read_text() == committed + HUMAN_LINE
+    assert git(repo_ws, "status", "--porcelain").strip() == f"M {OLD}"  # unstaged: the index holds HEAD

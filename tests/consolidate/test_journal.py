@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import socket
+import subprocess
 
 import pytest
 from consolidate.helpers import git, head, init_repo, make_unwritable, snapshot, write_staging
 
 from memcli.consolidate import gitops, journal
 from memcli.consolidate.scratch import FileChange
+from memcli.errors import MemcliError
 from memcli.workspace import Workspace
 
 DEC = "memory/decisions/use-sqlite-wal.md"
@@ -137,3 +140,81 @@ def test_journal_of_another_host_is_left_alone(repo_ws):
     before = snapshot(ws.root)
     assert "host other.invalid" in journal.recover(ws)
     assert snapshot(ws.root) == before
+
+
+HUMAN = b"---\nhuman: edit\n---\nwritten by a human after the run wrote this file\n"
+
+
+def test_recover_keeps_a_file_a_human_edited_after_the_kill(repo_ws):
+    ws = repo_ws
+    before, before_head = snapshot(ws.root), head(ws.root)
+    files = _fake_crash_journal(ws)
+    ws.abspath(NEW).write_bytes(files[1].new)  # the run wrote two files, then was killed
+    ws.abspath(DEC).write_bytes(HUMAN)  # and a human edited one of them afterwards
+    message = journal.recover(ws)
+    assert "rolled back" in message and f"kept the edit made meanwhile to {DEC}" in message
+    assert ws.abspath(DEC).read_bytes() == HUMAN and not ws.abspath(NEW).exists()
+    assert {k: v for k, v in snapshot(ws.root).items() if k != DEC} == {
+        k: v for k, v in before.items() if k != DEC}
+    assert head(ws.root) == before_head and not journal.journal_path(ws).exists()
+
+
+def test_apply_never_overwrites_a_file_edited_after_the_change_set(repo_ws):
+    ws = repo_ws
+    before_head = head(ws.root)
+    files = _changes(ws)
+    ws.abspath("knowledge/wal-mode.md").write_bytes(HUMAN)  # the run would delete it
+    with pytest.raises(journal.ApplyFailed, match="knowledge/wal-mode.md was edited while") as err:
+        journal.apply(ws, files, run_id="r1", consumed=["s1"], repo=gitops.open_repo(ws), message="m")
+    assert err.value.kept == ["knowledge/wal-mode.md"]  # named as kept, never written by the run
+    assert ws.abspath("knowledge/wal-mode.md").read_bytes() == HUMAN
+    assert ws.abspath(DEC).read_bytes() == files[0].old and not ws.abspath(NEW).exists()
+    assert head(ws.root) == before_head and (ws.staging_dir / "s1.json").exists()
+
+
+def _committed_journal(ws):
+    """A run killed while bringing the real index up to date: its commit exists, the index is old."""
+    parent = head(ws.root)
+    files = _fake_crash_journal(ws)
+    data = json.loads(journal.journal_path(ws).read_text())
+    for c in files:
+        p = ws.abspath(c.path)
+        p.unlink() if c.new is None else p.write_bytes(c.new)
+    tree_index = ws.root / ".git" / "run-index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(tree_index)}
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=ws.root, env=env, check=True)
+    subprocess.run(["git", "add", "-A", "memory", "knowledge"], cwd=ws.root, env=env, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=ws.root, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+    sha = git(ws.root, "commit-tree", tree, "-p", parent, "-m", "consolidate\n\nMemcli-Run: dead").strip()
+    git(ws.root, "update-ref", "HEAD", sha)
+    data.update(version=journal.VERSION, phase="committed", sha=sha, parent=parent)
+    journal.journal_path(ws).write_text(json.dumps(data))
+    assert git(ws.root, "diff", "--cached", "--name-only").strip()  # the index still holds the old files
+    return sha
+
+
+def test_recover_removes_an_index_lock_that_is_provably_the_runs(repo_ws):
+    ws = repo_ws
+    _committed_journal(ws)
+    repo = gitops.open_repo(ws)
+    _, nxt = gitops.temp_indexes(repo, "dead")
+    nxt.write_bytes((ws.root / ".git/index").read_bytes())
+    os.link(nxt, ws.root / ".git/index.lock")  # killed right after taking git's lock
+    assert "completed" in journal.recover(ws)
+    assert not (ws.root / ".git/index.lock").exists() and not nxt.exists()
+    assert git(ws.root, "status", "--porcelain").strip() == ""
+    assert not (ws.staging_dir / "s1.json").exists() and not journal.journal_path(ws).exists()
+
+
+def test_recover_never_removes_someone_elses_index_lock(repo_ws):
+    ws = repo_ws
+    _committed_journal(ws)
+    (ws.root / ".git/index.lock").write_bytes(b"another git is writing the index")
+    with pytest.raises(MemcliError, match="index.lock is held by another git process"):
+        journal.recover(ws)
+    assert (ws.root / ".git/index.lock").read_bytes() == b"another git is writing the index"
+    assert journal.journal_path(ws).exists()  # nothing claimed: the next command tries again
+    (ws.root / ".git/index.lock").unlink()
+    assert "completed" in journal.recover(ws)
+    assert git(ws.root, "status", "--porcelain").strip() == ""

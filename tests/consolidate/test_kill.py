@@ -6,12 +6,19 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 
-import pytest
-from consolidate.helpers import git, head, snapshot
+from consolidate.helpers import (
+    GatedHook,
+    alive,
+    git,
+    head,
+    kill_group,
+    memcli,
+    parent_of,
+    snapshot,
+    status_of,
+    wait_for,
+)
 from consolidate.test_run import NEW, OLD, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply
 
@@ -19,84 +26,117 @@ from memcli.consolidate import journal, lock
 from memcli.consolidate.run import Options, run
 from memcli.workspace import Workspace
 
-_STARTED: list[subprocess.Popen] = []
-
-
-@pytest.fixture(autouse=True)
-def _reap():
-    """A failed assertion must not leave a memcli process running into the next test."""
-    yield
-    while _STARTED:
-        proc = _STARTED.pop()
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-
-
-def _memcli(ws, *args: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "memcli", *args, "-w", str(ws)], start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _STARTED.append(proc)
-    return proc
-
-
-def _wait(cond, what: str, timeout: float = 180.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-
 
 def _files(root):
     return {k: v for k, v in snapshot(root).items() if not k.endswith(lock.LOCK_NAME)}
 
 
-def _status(ws) -> tuple[int, str]:
-    proc = _memcli(ws, "status")
-    out, err = proc.communicate(timeout=180)
-    return proc.returncode, out + err
-
-
 def test_sigkill_during_conversation_loses_nothing_and_next_run_reclaims(repo_ws, fake_llm, capsys):
     before, before_head = _files(repo_ws), head(repo_ws)
     fake_llm.push(write_new_decision(), Reply(content="thinking", delay=120))
-    proc = _memcli(repo_ws, "consolidate")
-    _wait(lambda: fake_llm.calls >= 2, "the second model call")
-    _kill_group(proc)
+    proc = memcli(repo_ws, "consolidate")
+    wait_for(lambda: fake_llm.calls >= 2, "the second model call")
+    kill_group(proc)
     assert _files(repo_ws) == before and head(repo_ws) == before_head
     assert lock.read_lock(Workspace.open(repo_ws)).pid == proc.pid  # left behind by the dead run
-    code, out = _status(repo_ws)
+    code, out = status_of(repo_ws)
     assert code == 1 and "interrupted" in out and "stale" in out
     fake_llm.push(write_new_decision(), settle(), done())
     assert run(Workspace.open(repo_ws), Options()) == 0  # the dead owner's lock is reclaimed
     assert (repo_ws / NEW).is_file() and head(repo_ws) != before_head
 
 
-def test_sigkill_during_apply_is_rolled_back_by_next_command(repo_ws, fake_llm, tmp_path):
-    marker = tmp_path / "in-hook"
-    hook = repo_ws / ".git/hooks/pre-commit"
-    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\nsleep 120\n")
-    hook.chmod(0o755)
-    before, before_head = _files(repo_ws), head(repo_ws)
+def _index_untouched(root):
+    """The real index holds no change of the run and no lock: only HEAD moving commits anything."""
+    assert not (root / ".git/index.lock").exists()
+    assert git(root, "diff", "--cached", "--name-only").strip() == ""
+
+
+def _old_state(root, before, before_head):
+    assert _files(root) == before and head(root) == before_head
+    assert git(root, "status", "--porcelain").strip() == ""
+
+
+def _in_hook(repo_ws, fake_llm, tmp_path, then="exit 0"):
+    """Start `memcli consolidate` and return once it waits inside the pre-commit hook."""
+    hook = GatedHook(repo_ws, tmp_path, then)
     fake_llm.push(write_new_decision(), settle(), replace_old(), done())
-    proc = _memcli(repo_ws, "consolidate")
-    _wait(marker.exists, "the commit step")
-    _kill_group(proc)  # memcli, git and the hook: as if the machine went down mid-apply
-    ws = Workspace.open(repo_ws)
-    assert journal.journal_path(ws).exists() and (repo_ws / NEW).is_file()  # really killed mid-apply
-    hook.unlink()
-    (repo_ws / ".git/index.lock").unlink(missing_ok=True)  # git was killed too
-    code, out = _status(repo_ws)
-    assert "rolled back the interrupted apply step" in out, out
-    assert _files(repo_ws) == before and head(repo_ws) == before_head
+    proc = memcli(repo_ws, "consolidate")
+    hook_pid = hook.wait()
+    return proc, hook, hook_pid, parent_of(hook_pid)
+
+
+def _next_run_commits(repo_ws, fake_llm, before_head):
+    fake_llm.push(write_new_decision(), settle(), replace_old(), done())
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    assert head(repo_ws) != before_head and (repo_ws / NEW).is_file()
     assert git(repo_ws, "status", "--porcelain").strip() == ""
+
+
+def test_everything_killed_inside_pre_commit_hook_leaves_index_clean(repo_ws, fake_llm, tmp_path):
+    """Issue 12 §1: memcli, git and the hook all SIGKILLed, as when the machine goes down."""
+    before, before_head = _files(repo_ws), head(repo_ws)
+    proc, hook, hook_pid, git_pid = _in_hook(repo_ws, fake_llm, tmp_path)
+    os.killpg(os.getpgid(git_pid), signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        kill_group(proc)
+    proc.wait(timeout=30)
+    wait_for(lambda: not alive(hook_pid) and not alive(git_pid), "the hook and git to die")
+    assert (repo_ws / NEW).is_file()  # really killed mid-apply
+    _index_untouched(repo_ws)
+    hook.path.unlink()
+    code, out = status_of(repo_ws)
+    assert "rolled back the interrupted apply step" in out and code == 1, out
+    assert "killed while applying its result; rolled back" in out  # the last run, told truthfully
+    _old_state(repo_ws, before, before_head)
+    _next_run_commits(repo_ws, fake_llm, before_head)
+    assert status_of(repo_ws)[0] == 0
+
+
+def test_memcli_group_killed_while_git_waits_in_hook(repo_ws, fake_llm, tmp_path):
+    """Issue 12 §1 + §2: the run's git outlives memcli's process group; recovery must end it
+    before deciding, or it would commit after the old files were put back."""
+    before, before_head = _files(repo_ws), head(repo_ws)
+    proc, hook, hook_pid, git_pid = _in_hook(repo_ws, fake_llm, tmp_path)
+    kill_group(proc)
+    code, out = status_of(repo_ws)
+    released = hook.release()  # if git still waited there, it would now go on and commit
+    wait_for(lambda: not alive(hook_pid) and not alive(git_pid), "the run's git to end")
+    assert not released
+    assert "rolled back the interrupted apply step" in out and code == 1, out
+    _old_state(repo_ws, before, before_head)
+    hook.path.unlink()
+    _next_run_commits(repo_ws, fake_llm, before_head)
+
+
+def test_memcli_killed_while_its_git_child_runs(repo_ws, fake_llm, tmp_path):
+    """Issue 12 §2: only memcli is killed; its git child waits in the hook meanwhile."""
+    before, before_head = _files(repo_ws), head(repo_ws)
+    proc, hook, hook_pid, git_pid = _in_hook(repo_ws, fake_llm, tmp_path)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert alive(git_pid)
+    code, out = status_of(repo_ws)
+    released = hook.release()
+    wait_for(lambda: not alive(hook_pid) and not alive(git_pid), "the run's git to end")
+    assert not released and head(repo_ws) == before_head  # no commit landed after the rollback
+    assert "rolled back the interrupted apply step" in out and code == 1, out
+    _old_state(repo_ws, before, before_head)
+
+
+def test_git_child_killed_inside_hook(repo_ws, fake_llm, tmp_path):
+    """SIGKILL to git alone: memcli ends the orphaned hook, rolls back and says so."""
+    before, before_head = _files(repo_ws), head(repo_ws)
+    proc, hook, hook_pid, git_pid = _in_hook(repo_ws, fake_llm, tmp_path)
+    os.kill(git_pid, signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert "git commit failed (git was killed by signal 9)" in err and "Nothing was changed" in err
+    wait_for(lambda: not alive(hook_pid), "the orphaned hook to be ended", timeout=30)
+    assert not hook.release()
+    _old_state(repo_ws, before, before_head)
+    hook.path.unlink()
+    _next_run_commits(repo_ws, fake_llm, before_head)
 
 
 def test_kill_after_git_committed_is_completed_by_next_command(repo_ws, fake_llm):
@@ -106,15 +146,17 @@ def test_kill_after_git_committed_is_completed_by_next_command(repo_ws, fake_llm
     hook.chmod(0o755)
     before_head = head(repo_ws)
     fake_llm.push(write_new_decision(), settle(), replace_old(), done())
-    proc = _memcli(repo_ws, "consolidate")
+    proc = memcli(repo_ws, "consolidate")
     proc.wait(timeout=180)
     assert proc.returncode == -signal.SIGKILL
-    _wait(lambda: head(repo_ws) != before_head and not (repo_ws / ".git/index.lock").exists(), "git's commit")
+    wait_for(lambda: head(repo_ws) != before_head and not (repo_ws / ".git/index.lock").exists(),
+             "git's commit")
     ws = Workspace.open(repo_ws)
     assert journal.journal_path(ws).exists() and (repo_ws / "memory/_staging/s1.json").exists()
     hook.unlink()
-    code, out = _status(repo_ws)
-    assert "completed the apply step" in out, out
+    code, out = status_of(repo_ws)
+    assert "completed the apply step" in out and code == 0, out
+    assert f"committed {head(repo_ws)[:10]}" in out  # the last run, as recovery found it
     assert not journal.journal_path(ws).exists() and not (repo_ws / "memory/_staging/s1.json").exists()
     assert "status: replaced" in (repo_ws / OLD).read_text() and (repo_ws / NEW).is_file()
     assert git(repo_ws, "status", "--porcelain").strip() == ""
@@ -123,16 +165,16 @@ def test_kill_after_git_committed_is_completed_by_next_command(repo_ws, fake_llm
 def test_two_runs_at_once(repo_ws, fake_llm):
     before, before_head = _files(repo_ws), head(repo_ws)
     fake_llm.push(Reply(content="slow", delay=120))
-    first = _memcli(repo_ws, "consolidate")
-    _wait(lambda: fake_llm.calls >= 1, "the first run's model call")
-    status = _memcli(repo_ws, "status", "--json")
+    first = memcli(repo_ws, "consolidate")
+    wait_for(lambda: fake_llm.calls >= 1, "the first run's model call")
+    status = memcli(repo_ws, "status", "--json")
     data = json.loads(status.communicate(timeout=180)[0])
     assert data["lock"]["pid"] == first.pid and data["lock"]["alive"] is True
     assert data["lock"]["consumed"] == ["s1"]
-    second = _memcli(repo_ws, "consolidate")
+    second = memcli(repo_ws, "consolidate")
     out, err = second.communicate(timeout=180)
     assert second.returncode == lock.EXIT_LOCKED
     assert f"another consolidation is running (pid {first.pid}" in err
     assert fake_llm.calls == 1  # the second run never reached the model
-    _kill_group(first)
+    kill_group(first)
     assert _files(repo_ws) == before and head(repo_ws) == before_head
