@@ -196,10 +196,10 @@ class GatedHook:
     """A pre-commit hook that tells the test it runs (its pid in `ready`) and waits at a fifo until
     the test opens it: kill points inside the hook are reached exactly, never by timing."""
 
-    def __init__(self, root: Path, tmp: Path, then: str = "exit 0") -> None:
+    def __init__(self, root: Path, tmp: Path, then: str = "exit 0", name: str = "pre-commit") -> None:
         self.ready, self.gate = tmp / "hook-ready", tmp / "hook-gate"
         os.mkfifo(self.gate)
-        self.path = root / ".git/hooks/pre-commit"
+        self.path = root / ".git/hooks" / name
         ready = f"echo $$ > '{self.ready}.tmp' && mv '{self.ready}.tmp' '{self.ready}'"
         self.path.write_text(f"#!/bin/sh\n{ready}\nread _ < '{self.gate}'\n{then}\n")
         self.path.chmod(0o755)

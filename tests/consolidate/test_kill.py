@@ -57,9 +57,9 @@ def _old_state(root, before, before_head):
     assert git(root, "status", "--porcelain").strip() == ""
 
 
-def _in_hook(repo_ws, fake_llm, tmp_path, then="exit 0"):
-    """Start `memcli consolidate` and return once it waits inside the pre-commit hook."""
-    hook = GatedHook(repo_ws, tmp_path, then)
+def _in_hook(repo_ws, fake_llm, tmp_path, then="exit 0", name="pre-commit"):
+    """Start `memcli consolidate` and return once it waits inside the hook `name`."""
+    hook = GatedHook(repo_ws, tmp_path, then, name)
     fake_llm.push(write_new_decision(), settle(), replace_old(), done())
     proc = memcli(repo_ws, "consolidate")
     hook_pid = hook.wait()
@@ -122,6 +122,26 @@ def test_memcli_killed_while_its_git_child_runs(repo_ws, fake_llm, tmp_path):
     assert not released and head(repo_ws) == before_head  # no commit landed after the rollback
     assert "rolled back the interrupted apply step" in out and code == 1, out
     _old_state(repo_ws, before, before_head)
+
+
+def test_everything_killed_in_post_commit_hook_is_completed(repo_ws, fake_llm, tmp_path):
+    """Past the point of no return (HEAD moved): the next command finishes the job, index included."""
+    before_head = head(repo_ws)
+    proc, hook, hook_pid, git_pid = _in_hook(repo_ws, fake_llm, tmp_path, name="post-commit")
+    os.killpg(os.getpgid(git_pid), signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        kill_group(proc)
+    proc.wait(timeout=30)
+    wait_for(lambda: not alive(hook_pid) and not alive(git_pid), "the hook and git to die")
+    assert head(repo_ws) != before_head and (repo_ws / "memory/_staging/s1.json").exists()
+    assert not (repo_ws / ".git/index.lock").exists()  # HEAD moved; the real index is still the old one
+    hook.path.unlink()
+    code, out = status_of(repo_ws)
+    assert "completed the apply step" in out and code == 0, out
+    assert f"committed {head(repo_ws)[:10]}" in out
+    assert git(repo_ws, "status", "--porcelain").strip() == ""  # index, files and HEAD agree
+    assert not (repo_ws / "memory/_staging/s1.json").exists() and (repo_ws / NEW).is_file()
+    assert "status: replaced" in (repo_ws / OLD).read_text()
 
 
 def test_git_child_killed_inside_hook(repo_ws, fake_llm, tmp_path):
