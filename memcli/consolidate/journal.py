@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from memcli import history
 from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text
 from memcli.consolidate import gitops, procs
-from memcli.consolidate.lock import pid_alive, process_tag
+from memcli.consolidate.lock import guard, pid_alive, process_tag
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
 from memcli.workspace import Workspace
@@ -255,6 +255,13 @@ def _settle(ws: Workspace, data: dict[str, Any], repo: gitops.Repo | None) -> st
 def recover(ws: Workspace) -> str | None:
     """Finish or undo an apply step a killed process left behind. Returns what was done, if anything;
     raises (keeping the journal) when it cannot do either yet."""
+    if not journal_path(ws).exists():
+        return None
+    with guard(ws):  # `memcli status` and a starting run may both find the journal: one settles it
+        return _recover(ws)
+
+
+def _recover(ws: Workspace) -> str | None:
     path = journal_path(ws)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

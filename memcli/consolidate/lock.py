@@ -122,18 +122,19 @@ def _stale(ws: Workspace) -> bool:
 
 
 @contextlib.contextmanager
-def _guard(ws: Workspace):
-    """Serialise check-and-reclaim, so two runs cannot both decide to remove the same stale lock.
+def guard(ws: Workspace):
+    """Serialise check-and-reclaim (and recovery), so two runs cannot both decide to remove the same
+    stale lock or settle the same journal.
 
     The guard file is removed again while still locked, so none stays behind. A run that was
     waiting on the removed file sees it is no longer the one at that path, and opens the new one."""
     ws.staging_dir.mkdir(parents=True, exist_ok=True)
-    guard = ws.staging_dir / (LOCK_NAME + ".guard")
+    path = ws.staging_dir / (LOCK_NAME + ".guard")
     while True:
-        fd = os.open(guard, os.O_CREAT | os.O_RDWR, 0o644)
+        fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            if os.stat(guard).st_ino == os.fstat(fd).st_ino:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
                 break
         except FileNotFoundError:
             pass
@@ -142,7 +143,7 @@ def _guard(ws: Workspace):
         yield
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(guard)
+            os.unlink(path)
         os.close(fd)
 
 
@@ -169,7 +170,7 @@ def acquire(ws: Workspace, run_id: str, consumed: list[str]) -> LockInfo:
         proc=process_tag(os.getpid()),
     )
     path = lock_path(ws)
-    with _guard(ws):
+    with guard(ws):
         if _write_new(path, info):
             return info
         if _stale(ws):
