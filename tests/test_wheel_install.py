@@ -23,7 +23,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support.fake_llm import FAKE_MODEL, Reply, tool_call
+from support.fake_llm import Reply, tool_call
+from support.pipeline import pipeline_config
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "workspace"
@@ -31,23 +32,7 @@ TRANSCRIPT = (REPO / "tests/fixtures/transcripts/claude-code/codemie-ai__codemie
               "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
 PROMPTS = sorted(p.name for p in (REPO / "memcli" / "prompts").glob("*.md"))
 RECORD = "memory/decisions/installed-wheel-works.md"
-CONFIG = f"""\
-[memory]
-extract_model = "{FAKE_MODEL}"
-consolidation_model = "{FAKE_MODEL}"
-context_tokens = 128000  # the fake model stands for a large-context one
-retries = 1
-backoff_s = 0
-backoff_max_s = 0
-
-[extract]
-idle_minutes = 0
-
-[consolidate]
-trigger_files = 0
-trigger_bytes = 0
-max_iterations = 6
-"""
+CONFIG = pipeline_config(max_iterations=6)
 _SOURCE = re.compile(r"  - session_id: (\S+)\n    range: \[(\d+), (\d+)\]\n")
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".memcli", ".venv*",
                                  ".pytest_cache", ".ruff_cache")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
 from support.fake_llm import Reply, tool_call
+from support.pipeline import pipeline_config
 
 from memcli.cli import main
 from memcli.lint import lint
@@ -28,23 +29,7 @@ EXTRACTED = {
     "requests": [],
 }
 
-CONFIG = """\
-[memory]
-extract_model = "openai/fake-model"
-consolidation_model = "openai/fake-model"
-context_tokens = 128000  # the fake model stands for a large-context one
-retries = 1
-backoff_s = 0
-backoff_max_s = 0
-
-[extract]
-idle_minutes = 0
-
-[consolidate]
-trigger_files = 0
-trigger_bytes = 0
-max_iterations = 10
-"""
+CONFIG = pipeline_config()
 
 
 def _sources_yaml(sources: list[dict]) -> str:

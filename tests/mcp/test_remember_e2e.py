@@ -10,6 +10,7 @@ import pytest
 from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.fake_llm import Reply, tool_call
+from support.pipeline import pipeline_config
 
 from memcli.cli import main
 from memcli.extract.remember import MODEL
@@ -21,23 +22,7 @@ from memcli.workspace import Workspace
 RECORD = "memory/decisions/keep-search-index-in-sqlite.md"
 REMEMBER = {"kind": "decision", "text": "Keep the search index in SQLite, next to the data.",
             "why": "one file to back up, no server"}
-CONFIG = """\
-[memory]
-extract_model = "openai/fake-model"
-consolidation_model = "openai/fake-model"
-context_tokens = 128000  # the fake model stands for a large-context one
-retries = 1
-backoff_s = 0
-backoff_max_s = 0
-
-[extract]
-idle_minutes = 0
-
-[consolidate]
-trigger_files = 0
-trigger_bytes = 0
-max_iterations = 10
-"""
+CONFIG = pipeline_config()
 
 
 class Worker:

@@ -13,25 +13,10 @@ from pathlib import Path
 
 from consolidate.helpers import dispose_call, finish_call, item_ids, sources_shown
 from support.fake_llm import Reply, tool_call
+from support.pipeline import pipeline_config
 
 RECORD = "memory/decisions/review-agent-output.md"
-CONFIG = """\
-[memory]
-extract_model = "openai/fake-model"
-consolidation_model = "openai/fake-model"
-retries = 1
-backoff_s = 0
-backoff_max_s = 0
-
-[extract]
-idle_minutes = 0
-
-[consolidate]
-trigger_files = 0
-trigger_bytes = 0
-max_iterations = 10
-coalesce_runs = 0
-"""
+CONFIG = pipeline_config(coalesce_runs=0)
 SEED = """\
 ---
 created_at: 2026-05-01T10:00:00+00:00

@@ -12,6 +12,7 @@ import pytest
 from consolidate.helpers import dispose_call, finish_call, init_repo, item_ids, sources_shown
 from extract.helpers import write_jsonl
 from support.fake_llm import Reply, tool_call
+from support.pipeline import pipeline_config
 
 from memcli.consolidate.run import Options, run
 from memcli.extract.run import run as extract
@@ -19,23 +20,7 @@ from memcli.staging import StagingFile
 from memcli.workspace import Workspace
 from trust.poison import EXTRACTED, INJECTED, rows
 
-CONFIG = """\
-[memory]
-extract_model = "openai/fake-model"
-consolidation_model = "openai/fake-model"
-context_tokens = 128000  # the fake model stands for a large-context one
-retries = 1
-backoff_s = 0
-backoff_max_s = 0
-
-[extract]
-idle_minutes = 0
-
-[consolidate]
-trigger_files = 0
-trigger_bytes = 0
-max_iterations = 12
-"""
+CONFIG = pipeline_config(max_iterations=12)
 NOW = "2026-05-20T10:00:00+00:00"
 
 
