@@ -4,8 +4,9 @@ Each field keeps the lines one side wrote it in whenever the merged value is tha
 a clean merge reads like a file someone wrote, not like a re-serialisation. Fields with a known
 meaning merge by it: Source lists are the union (a side's Source is never dropped), `created_at`
 the earliest, `updated_at` the latest, a `replaced` status with its `replaced_by` beats
-`open`/`resolved`. Any other field changed on one side takes that side; changed on both sides to
-different values, it is a conflict, written with git's markers around the two sides' lines.
+`open`/`resolved`, `anchors` merge item by item. Any other field changed on one side takes that
+side; changed on both sides to different values, it is a conflict, written with git's markers
+around the two sides' lines.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import yaml
 from memcli.merge.side import Side
 
 SOURCE_KEYS = frozenset({"sources", "last_sources", "last_rewritten_from_range"})
+# Lists of independent items (code anchors): merged item by item, each side's additions and removals kept.
+SET_KEYS = frozenset({"anchors"})
 MARKER = 7
 _MISSING = object()
 
@@ -139,6 +142,24 @@ class _Merge:
                 return
         self.out += render(key, union)
 
+    def item_set(self, key: str) -> None:
+        """A three-way merge of a list's items: an item stays if both sides keep it or one side
+        added it; one side's removal (a fixed anchor) is not undone by the other side keeping it."""
+        lists = [self.value(s, key) for s in (self.base, self.ours, self.theirs)]
+        o, a, b = ([] if v is _MISSING or v is None else v for v in lists)
+        if not all(isinstance(v, list) for v in (o, a, b)):
+            self.generic(key)
+            return
+        base, ours, theirs = ({_norm(x) for x in v} for v in (o, a, b))
+        merged = [x for x in a if _norm(x) in theirs or _norm(x) not in base]
+        merged += [x for x in b if _norm(x) not in ours and _norm(x) not in base]
+        for side in (self.ours, self.theirs):
+            if _same(self.value(side, key), merged):
+                self.take(side, key)
+                return
+        if merged:
+            self.out += render(key, merged)
+
     def timestamp(self, key: str, latest: bool) -> None:
         a, b = (_when(self.value(s, key)) for s in (self.ours, self.theirs))
         if a is None or b is None:
@@ -169,6 +190,8 @@ def merge_fields(base: Side, ours: Side, theirs: Side) -> FieldsResult:
             m.take(winner, key)
         elif key in SOURCE_KEYS:
             m.sources(key)
+        elif key in SET_KEYS:
+            m.item_set(key)
         elif key in ("created_at", "updated_at"):
             m.timestamp(key, latest=key == "updated_at")
         else:

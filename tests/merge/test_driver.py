@@ -229,3 +229,15 @@ def test_a_merged_summary_over_its_token_cap_is_a_conflict() -> None:
     out = merge(summary("middle\n"), summary(half + "\nmiddle\n"), summary("middle\n" + half + "\n"),
                 "memory/summary.md")
     assert not out.clean and "tokens (cap 5000)" in out.why[0]
+
+
+def test_anchors_merge_item_by_item() -> None:
+    base = rec(extra="anchors:\n  - src/old.py")
+    ours = rec(extra="anchors:\n  - src/old.py\n  - {path: src/jobs.py, symbol: run}")  # ours adds one
+    theirs = rec(extra="anchors:\n  - src/new.py")  # theirs fixed the stale one
+    out = merge(base, ours, theirs, DEC)
+    assert out.clean, out.why
+    meta, _ = meta_body(out.data)
+    assert meta["anchors"] == [{"path": "src/jobs.py", "symbol": "run"}, "src/new.py"]
+    same = merge(base, base, theirs, DEC)
+    assert meta_body(same.data)[0]["anchors"] == ["src/new.py"]
