@@ -109,8 +109,12 @@ def staging_id(key: str, source: Source, prompt_version: str, model: str, conten
 
     digest = hashlib.sha256(f"{key}\0{source.session_id}\0{source.range}\0{prompt_version}\0{model}\0"
                             f"{content}".encode()).hexdigest()[:10]
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in source.session_id)[:40].strip("-")
-    return f"{safe or 'session'}-{source.range[0]}-{source.range[1]}-{digest}"
+    return f"{staging_prefix(source.session_id) or 'session'}-{source.range[0]}-{source.range[1]}-{digest}"
+
+
+def staging_prefix(session_id: str) -> str:
+    """The session part of a staging id (file-name safe), which `memcli why` matches Sources by."""
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in session_id)[:40].strip("-")
 
 
 def staging_path(staging_dir: Path, file_id: str) -> Path:

@@ -17,16 +17,16 @@ from typing import Any
 
 from memcli.errors import EXIT_OK, MemcliError, UsageError
 from memcli.gc.drift import git_text
-from memcli.records.models import Source
+from memcli.provenance import role_of
+from memcli.records.models import Source, cited_sources
 from memcli.records.parse import parse_record
+from memcli.staging import staging_prefix
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace, locate
 
 RUN_TRAILER = "Memcli-Run"  # the trailer consolidation writes (memcli.consolidate.gitops)
 EXCERPT_CHARS = 280
 _FILE_LINE = re.compile(r"^- (added|updated|replaced|dropped) (\S+?)(?: \[([^\]]*)\])? (\S+) → (\S+) chars$")
 _STAGING_ID = re.compile(r"\b([\w-]+)-(\d+)-(\d+)-([0-9a-f]{10})\b")
-# Fields typed as Sources, per kind (spec 1 §3): every one of them is part of the story.
-_SOURCE_FIELDS = ("sources", "last_sources", "last_rewritten_from_range")
 
 
 @dataclass
@@ -176,8 +176,8 @@ def _staging_for(changes: list[Change], sources: list[Source]) -> None:
             assert match is not None
             start, end = int(match.group(2)), int(match.group(3))
             for src in sources:
-                safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in src.session_id)[:40].strip("-")
-                if match.group(1) == safe and src.range[0] <= end and src.range[1] >= start:
+                same = match.group(1) == staging_prefix(src.session_id)
+                if same and src.range[0] <= end and src.range[1] >= start:
                     keep.append(item)
                     break
         change.staging = keep
@@ -186,19 +186,14 @@ def _staging_for(changes: list[Change], sources: list[Source]) -> None:
 # ---------------------------------------------------------------- sources
 
 
-def record_sources(meta: dict[str, Any]) -> list[tuple[str, Source | None, Any]]:
+def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source | None, Any]]:
     """(field, Source or None when invalid, raw value) for every Source-typed field of a record."""
     out: list[tuple[str, Source | None, Any]] = []
-    for name in _SOURCE_FIELDS:
-        value = meta.get(name)
-        if value is None:
-            continue
-        items = value if isinstance(value, list) else [value]
-        for raw in items:
-            try:
-                out.append((name, Source.model_validate(raw), raw))
-            except ValueError:
-                out.append((name, None, raw))
+    for name, raw in cited_sources(kind, meta):
+        try:
+            out.append((name, Source.model_validate(raw), raw))
+        except ValueError:
+            out.append((name, None, raw))
     return out
 
 
@@ -234,20 +229,11 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
         except (MemcliError, OSError) as exc:  # out of range, unreadable: said, not fatal
             out.append(SourceStory(name, str(src), False, agent=info.agent, note=str(exc)))
             continue
-        roles = list(dict.fromkeys(_role(e) for e in entries))
+        roles = list(dict.fromkeys(role_of(e) for e in entries))
         text, _ = redact("\n".join(entry_text(e) for e in entries))
         excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
         out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
     return out
-
-
-def _role(entry: Any) -> str:
-    """user, agent, tool output or injected context: who said what a Source points to."""
-    if entry.injected:
-        return "injected"
-    if entry.role == "tool" or (entry.tool_results and not entry.text.strip()):
-        return "tool"
-    return {"assistant": "agent"}.get(entry.role, entry.role)
 
 
 # ---------------------------------------------------------------- the rest
@@ -287,7 +273,7 @@ def story(ws: Workspace, target: str) -> Story:
     rec = parse_record(rel, (ws.root / rel).read_bytes(), loc.kind, loc.slug, validate=False)
     meta = rec.meta or {}
     notes = [f"the frontmatter does not parse: {rec.parse_error}"] if rec.parse_error else []
-    found = record_sources(meta)
+    found = record_sources(loc.kind, meta)
     changes, note = history(ws, rel)
     if note:
         notes.append(note)
