@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from memcli import history
 from memcli.errors import EXIT_INTERRUPTED, UsageError
 from memcli.extract import pool, prompt, remember
-from memcli.extract.ledger import Ledger
+from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
 from memcli.progress import note
@@ -52,7 +52,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     gateway: Gateway | ModelName | None = None
     if stale:
         model_name = resolve_model(workspace, "extract", model)
-        old = [s for s in ledger.all_spans() if s.prompt_version != version or s.model != model_name]
+        old = [s for s in ledger.all_spans() if _stale(s, version, model_name)]
         if not redo or dry_run:  # a dry run never changes the ledger: it lists what --redo would redo
             print_stale(old, version, model_name, as_json)
             return 0
@@ -78,6 +78,14 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     if tally.interrupted:
         return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
+
+
+def _stale(span: Span, version: str, model: str) -> bool:
+    """Extracted with another prompt or model; a span of `memcli_remember` calls alone was staged
+    without either, so only a change of that mapping makes it stale."""
+    if span.model == remember.MODEL:
+        return span.prompt_version != remember.VERSION
+    return span.prompt_version != version or span.model != model
 
 
 def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> int:
@@ -205,8 +213,10 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             if not allowed:
                 return Result(w, "skipped")
             ids, kept = _remembered(w, staging_dir)
-            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
-                          gateway.model, ids[0] if ids else "")
+            # Recorded under the mapping that staged it, not the prompt and model: `--stale --redo`
+            # after a prompt or model change must not stage (and consolidate) these calls again.
+            ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end,
+                          remember.VERSION, remember.MODEL, ids[0] if ids else "")
         return Result(w, "done", kept)
     assert not isinstance(gateway, ModelName)
     messages = prompt.messages(w.info.agent, w.chunk)

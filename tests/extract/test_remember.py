@@ -96,6 +96,28 @@ def test_a_chunk_of_remember_calls_alone_calls_no_model(
         "request": "Run ruff before every commit.\n\nWhy: CI rejects lint errors"}]
 
 
+def test_a_redo_after_a_model_change_does_not_stage_remember_calls_again(
+        fake_llm: FakeLLM, ws: Workspace, tmp_path: Path, capsys) -> None:
+    home = tmp_path / "claude"
+    first = [("user", user("From now on, always run ruff before committing."))]
+    path = write_session(home, ws.root, first)
+    rule = {"kind": "rule", "text": "Run ruff before every commit.", "why": "CI rejects lint errors"}
+    run(ws, paths=[path])
+    write_session(home, ws.root, [*first, ("assistant", remember_call(rule, "toolu_r2", "msg_9")),
+                                  ("user", tool_result("toolu_r2", ACK))])
+    run(ws, paths=[path])
+    (remembered,) = [f for f in staged(ws) if f.model == MODEL]
+    staging_path = ws.staging_dir / f"{remembered.id}.json"
+    staging_path.unlink()  # consolidated since
+    capsys.readouterr()
+    assert run(ws, stale=True, as_json=True, model="openai/other-model") == 0
+    stale = json.loads(capsys.readouterr().out)["stale"]
+    assert [r["range"] for r in stale] == [[0, 0]]  # the model's span only, not the call's
+    calls = fake_llm.calls
+    assert run(ws, paths=[path], stale=True, redo=True, model="openai/other-model") == 0
+    assert fake_llm.calls == calls + 1 and not staging_path.exists()
+
+
 def test_no_model_configured_is_fine_when_none_is_needed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("MEMCLI_EXTRACT_MODEL", raising=False)
     root = tmp_path / "ws"
