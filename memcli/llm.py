@@ -394,19 +394,19 @@ class Gateway:
                     model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
                     max_retries=0, num_retries=0, **params)
             except (litellm.AuthenticationError, litellm.PermissionDeniedError) as exc:
-                self._log(started, None, f"auth: {_short(exc)}")
+                self._log(params, started, None, f"auth: {_short(exc)}")
                 raise LLMError(f"model {self.model}: the provider rejected the key ({_short(exc)}); "
                                "check the provider's API key environment variable") from None
             except litellm.NotFoundError as exc:
-                self._log(started, None, f"not-found: {_short(exc)}")
+                self._log(params, started, None, f"not-found: {_short(exc)}")
                 raise LLMError(f"model {self.model} not found on the server ({_short(exc)}); "
                                "check memory.*_model / --model") from None
             except (litellm.BadRequestError, litellm.UnsupportedParamsError) as exc:
-                self._log(started, None, f"refused: {_short(exc)}")
+                self._log(params, started, None, f"refused: {_short(exc)}")
                 raise RequestRefused(f"model {self.model} refused the request: {_short(exc)}",
                                      isinstance(exc, litellm.ContextWindowExceededError)) from None
             except retryable as exc:
-                self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
+                self._log(params, started, None, f"{type(exc).__name__}: {_short(exc)}")
                 if _refuses_response_format(exc, params):
                     # llama.cpp's server rejects json_schema with a 500 carrying its validation
                     # error: retrying cannot help, degrading the output mode does.
@@ -423,7 +423,7 @@ class Gateway:
                 continue
             except litellm.APIError as exc:
                 # litellm's catch-all: unparseable bodies from a broken server, unmapped statuses.
-                self._log(started, None, f"api-error: {_short(exc)}")
+                self._log(params, started, None, f"api-error: {_short(exc)}")
                 if _refuses_response_format(exc, params):
                     raise RequestRefused(f"model {self.model} refused the request: {_short(exc)}",
                                          False) from None
@@ -439,10 +439,10 @@ class Gateway:
                 attempt += 1
                 continue
             except openai.OpenAIError as exc:  # every other provider error litellm maps (422, policy...)
-                self._log(started, None, f"{type(exc).__name__}: {_short(exc)}")
+                self._log(params, started, None, f"{type(exc).__name__}: {_short(exc)}")
                 raise LLMError(f"model {self.model} failed: {type(exc).__name__}: {_short(exc)}") from None
             usage = self._usage(litellm, response)
-            self._log(started, usage, None)
+            self._log(params, started, usage, None)
             return response, usage
 
     def _check_fits(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> None:
@@ -452,7 +452,7 @@ class Gateway:
         problem = (f"the prompt is about {tokens} tokens, at or over the context window of model "
                    f"{self.model} ({self.context_tokens} tokens); it was not sent "
                    "(memory.context_tokens sets the window)")
-        self._log(time.monotonic(), None, f"context: {problem}")
+        self._log(params, time.monotonic(), None, f"context: {problem}")
         raise ContextExceeded(problem)
 
     def _backoff(self, attempt: int) -> float:
@@ -468,11 +468,15 @@ class Gateway:
         return CallUsage(int(getattr(raw, "prompt_tokens", 0) or 0),
                          int(getattr(raw, "completion_tokens", 0) or 0), cost, 1)
 
-    def _log(self, started: float, usage: CallUsage | None, error: str | None) -> None:
+    def _log(self, params: dict[str, Any], started: float, usage: CallUsage | None,
+             error: str | None) -> None:
         if self.run_log is None:
             return
+        # What this call sent, not the gateway's current mode (a chat with tools has none; another
+        # thread may have degraded the mode since this call was built).
+        mode = "tools" if "tools" in params else params.get("response_format", {}).get("type", "prompt")
         row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": self.role,
-               "model": self.model, "mode": self._mode, "seconds": round(time.monotonic() - started, 3),
+               "model": self.model, "mode": mode, "seconds": round(time.monotonic() - started, 3),
                "ok": error is None, "error": error,
                "prompt_tokens": usage.prompt_tokens if usage else 0,
                "completion_tokens": usage.completion_tokens if usage else 0,

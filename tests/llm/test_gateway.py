@@ -57,10 +57,10 @@ def test_extract_json_without_object_raises() -> None:
         extract_json("no json here [1, 2]")
 
 
-def test_degrades_json_schema_then_json_object_then_prompt(fake_llm: FakeLLM) -> None:
+def test_degrades_json_schema_then_json_object_then_prompt(fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.refuse_json_schema = True
     fake_llm.refuse_json_object = True
-    g = gw(fake_llm)
+    g = gw(fake_llm, tmp_path)
     fake_llm.push_json(GOOD)
     obj, _ = g.structured(ASK, ExtractedItems)
     assert obj.decisions
@@ -71,6 +71,12 @@ def test_degrades_json_schema_then_json_object_then_prompt(fake_llm: FakeLLM) ->
     fake_llm.push_json(GOOD)
     g.structured(ASK, ExtractedItems)
     assert len(fake_llm.requests) == 4 and "response_format" not in fake_llm.requests[3]
+    # The run log names the mode each call was sent in; a chat turn with tools is "tools".
+    fake_llm.push_text("done")
+    g.chat(ASK, [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])
+    rows = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["mode"], r["ok"]) for r in rows] == [
+        ("json_schema", False), ("json_object", False), ("prompt", True), ("prompt", True), ("tools", True)]
 
 
 def test_llama_cpp_style_server_gets_json_object_with_schema(fake_llm: FakeLLM) -> None:
