@@ -122,18 +122,18 @@ def _tool(name: str, description: str, properties: dict[str, Any], required: lis
 
 DISPOSE = _tool(
     "dispose",
-    "Record what became of staging items: integrated (into `records`) or dropped (with the reason).",
+    "Record what became of staging items: integrated into `records`, or dropped.",
     {
-        "items": {"type": "array", "items": {"type": "string"}, "description": "Item ids: i1, i2, ..."},
+        "items": {"type": "array", "items": {"type": "string"}, "description": "i1, i2, ..."},
         "action": {"type": "string", "enum": list(ACTIONS)},
-        "records": {"type": "array", "items": {"type": "string"}, "description": "integrated: record paths"},
-        "reason": {"type": "string", "description": "One sentence; dropped items go into the commit."},
+        "records": {"type": "array", "items": {"type": "string"}},
+        "reason": {"type": "string"},
     },
     ["items", "action", "reason"],
 )
 FINISH = _tool(
     "finish_phase",
-    "End the current phase when its work is complete (integration: every item disposed of).",
-    {"note": {"type": "string", "description": "What you did, one or two sentences."}},
+    "End the current phase when its work is complete.",
+    {"note": {"type": "string"}},
     [],
 )

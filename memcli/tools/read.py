@@ -37,7 +37,8 @@ def list_folder(root: Path, rel: str) -> ToolResult:
             entries.append({"path": child_rel, "type": "file"})
     shown = entries[:MAX_LISTING]
     more = f" (first {MAX_LISTING} shown)" if len(entries) > MAX_LISTING else ""
-    return success(f"{rel}/ holds {len(entries)} entries{more}; read a file by its path", entries=shown)
+    return success(f"{rel}/ holds {len(entries)} entries{more}; read a file by its path", entries=shown,
+                   fenced=(("entries", f"listing of {rel}/", "jsonl"),))
 
 
 def _line_window(text: str, start: int | None, end: int | None) -> tuple[str, int, int, int] | str:
@@ -75,5 +76,6 @@ def read_record(root: Path, rel: str, config: LintConfig, start: int | None, end
     what = f"{kind}, " if kind is not None else ""
     message = f"{rel}: {what}lines {first}-{last} of {total}; {size['measured']} {size['chars']}{cap} chars"
     return success(
-        message, path=rel, start_line=first, end_line=last, total_lines=total, size=size, content=content
+        message, path=rel, start_line=first, end_line=last, total_lines=total, size=size, content=content,
+        fenced=(("content", f"text of {rel}, lines {first}-{last}", "markdown"),),
     )

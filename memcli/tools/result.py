@@ -3,6 +3,10 @@
 A refused call carries every violation at once (lint findings and the tools' own rules alike), each
 with code, path, line, field and a message that says what to do, so the model fixes all of them in
 one turn instead of discovering them one by one.
+
+Workspace text in a result (a record's text, search hits, project docs: text that may have come
+from a transcript) reaches the model fenced and labelled as data (`memcli.fence`); the Python
+caller reads it raw in `data`.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memcli.fence import fence
 from memcli.lint import Finding
 
 
@@ -50,6 +55,8 @@ class ToolResult:
     violations: tuple[Violation, ...] = ()  # errors that blocked the call
     warnings: tuple[Violation, ...] = ()  # findings that did not block it
     data: dict[str, Any] = field(default_factory=dict)  # tool-specific payload (content, hits, ...)
+    # (data key, label, fence language): payload that is workspace text, fenced as data for the model
+    fenced: tuple[tuple[str, str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok}
@@ -61,6 +68,9 @@ class ToolResult:
         if self.warnings:
             out["warnings"] = [v.to_dict() for v in self.warnings]
         out.update(self.data)
+        for key, label, lang in self.fenced:
+            if out.get(key):
+                out[key] = fence(label, _as_text(out[key]), lang)
         return out
 
     def to_json(self) -> str:
@@ -68,8 +78,23 @@ class ToolResult:
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str)
 
 
-def success(message: str, warnings: list[Violation] | tuple[Violation, ...] = (), **data: Any) -> ToolResult:
-    return ToolResult(True, message, warnings=tuple(warnings), data=data)
+def _as_text(value: Any) -> str:
+    """A fenced payload as text: strings as they are, a list one JSON object per line."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(json.dumps(v, ensure_ascii=False, default=str) for v in value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def success(
+    message: str,
+    warnings: list[Violation] | tuple[Violation, ...] = (),
+    *,
+    fenced: tuple[tuple[str, str, str], ...] = (),
+    **data: Any,
+) -> ToolResult:
+    return ToolResult(True, message, warnings=tuple(warnings), data=data, fenced=fenced)
 
 
 def failure(error: str, message: str, **data: Any) -> ToolResult:

@@ -15,20 +15,10 @@ PHASES = ("integration", "gc")
 MEMORY_TYPES = ("summary", "decision", "request", "workflow")
 KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
 
-_PATH = {
-    "type": "string",
-    "description": "memory/summary.md, memory/decisions/<slug>.md, memory/requests/<slug>.md, "
-    "memory/workflow/<slug>.md (read-only) or knowledge/<slug>.md",
-}
-_REASON = {
-    "type": "string",
-    "description": "Why, one sentence (goes into the commit message)",
-}
-_CATEGORY = {
-    "type": "string",
-    "enum": list(CATEGORIES),
-    "description": "GC phase only (required there)",
-}
+# The system prompt describes paths, reasons and categories once; the schemas only say how to call.
+_PATH = {"type": "string"}
+_REASON = {"type": "string"}
+_CATEGORY = {"type": "string", "enum": list(CATEGORIES)}
 _LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
 
 
@@ -51,8 +41,7 @@ def _tool(name: str, description: str, properties: dict[str, Any], required: lis
 _TOOLS: list[dict[str, Any]] = [
     _tool(
         "memory_read",
-        "Read a record's exact text and size against its cap, or list a folder (memory/decisions). "
-        "Optional 1-based inclusive line range.",
+        "Read a record (text, size against its cap) or list a folder; lines 1-based, inclusive.",
         {
             "path": _PATH,
             "start_line": {"type": "integer", "minimum": 1},
@@ -62,9 +51,7 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_write",
-        "Create or wholly replace a record. `content` is the complete file (YAML frontmatter between "
-        "'---' lines, then the body). Linted first: on any error nothing is written and every violation "
-        "comes back.",
+        "Create or wholly replace a record; `content` is the whole file (frontmatter and body).",
         {
             "path": _PATH,
             "content": {"type": "string"},
@@ -76,8 +63,7 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_edit",
-        "Replace exact text in a record; old_string must occur once (or set replace_all). Linted first, "
-        "like memory_write.",
+        "Replace exact text in a record; old_string must occur once, or set replace_all.",
         {
             "path": _PATH,
             "old_string": {"type": "string"},
@@ -90,14 +76,13 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "memory_delete",
-        "Delete a request or knowledge record. Decisions are never deleted (set status: replaced and "
-        "replaced_by with memory_edit).",
+        "Delete a request or knowledge record.",
         {"path": _PATH, "reason": _REASON, "category": _CATEGORY},
         ["path", "reason"],
     ),
     _tool(
         "memory_search",
-        "Search summary, decisions, requests and workflows by words; hits best first.",
+        "Search memory records by words; best hits first.",
         {
             "query": {"type": "string"},
             "types": {"type": "array", "items": {"type": "string", "enum": list(MEMORY_TYPES)}},
@@ -109,7 +94,7 @@ _TOOLS: list[dict[str, Any]] = [
     ),
     _tool(
         "knowledge_search",
-        "Search knowledge/ by words; hits best first. Use it before creating knowledge.",
+        "Search knowledge records by words; best hits first.",
         {
             "query": {"type": "string"},
             "kind": {"type": "string", "enum": list(KNOWLEDGE_KINDS)},

@@ -17,6 +17,8 @@ from memcli.workspace import Workspace
 
 _MEMORY_FIELDS = ("slug", "path", "type", "status", "replaced_by", "description", "snippet")
 _KNOWLEDGE_FIELDS = ("slug", "path", "description", "kind", "model_invocation", "snippet")
+# descriptions and snippets are record text: to the model, the hits are fenced data, one per line
+_HITS = (("hits", "search hits, one JSON object per line", "jsonl"),)
 
 
 def _search(workspace: Workspace, query: str, **kwargs: Any) -> list[Any] | ToolResult:
@@ -52,7 +54,7 @@ def memory_search(
     if isinstance(hits, ToolResult):
         return hits
     shown = [_view(h, _MEMORY_FIELDS) for h in hits]
-    return success(f"{len(shown)} memory hits for {query!r}", hits=shown)
+    return success(f"{len(shown)} memory hits for {query!r}", hits=shown, fenced=_HITS)
 
 
 def knowledge_search(workspace: Workspace, query: str, kind: str | None, limit: int) -> ToolResult:
@@ -63,4 +65,4 @@ def knowledge_search(workspace: Workspace, query: str, kind: str | None, limit: 
     message = f"{len(shown)} knowledge hits for {query!r}"
     if not shown:
         message += "; no existing knowledge record matches these words (try other words before creating one)"
-    return success(message, hits=shown)
+    return success(message, hits=shown, fenced=_HITS)

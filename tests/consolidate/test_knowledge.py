@@ -1,15 +1,13 @@
-"""New knowledge only from knowledge-candidate Sources; the prompts carry every seed rule."""
+"""New knowledge only from knowledge-candidate Sources (the prompt rules: test_prompts.py)."""
 
 from __future__ import annotations
 
 import json
 
-import pytest
 from consolidate.helpers import dispose_call, finish_call, git, head, write_staging
 from consolidate.test_run import done, settle
 from support.fake_llm import Reply, tool_call
 
-from memcli.consolidate import prompts
 from memcli.consolidate.run import Options, run
 from memcli.workspace import Workspace
 
@@ -52,47 +50,3 @@ def test_recurring_topic_allows_new_knowledge_from_its_sources(repo_ws, fake_llm
     assert '"session_id": "sb"' in user.split("DATA — knowledge-candidate report", 1)[1]
     assert (repo_ws / "knowledge/sqlite-wal-checkpoints.md").is_file()
     assert "added knowledge/sqlite-wal-checkpoints.md" in git(repo_ws, "log", "-1", "--format=%B")
-
-
-# Every rule of memory-prompts.ja.md §共通原則, §Phase 2: 統合 + 整理 and §Phase 2: Knowledge,
-# with the words that carry it in the prompts.
-RULES = [
-    ("system", "Never infer a source"),
-    ("system", "losing information is not"),
-    ("system", "Prefer update over append"),
-    ("system", "No session-specific progress"),
-    ("system", "Do not duplicate existing documents"),
-    ("system", "Do not assume a project-management method"),
-    ("system", "Empty output is a correct result"),
-    ("system", "conflict with human edits"),
-    ("system", "Decisions are never deleted"),
-    ("system", "only abstractions that are\n  referenced repeatedly become knowledge"),
-    ("system", "may only be derived from a source listed in the knowledge-candidate\n  report"),
-    ("system", "If an existing record fits, you must update it"),
-    ("system", "Create a new slug only when you can say why no existing record fits"),
-    ("system", "`howto` (ノウハウ)"),
-    ("system", "`last_sources` use the sources you were given"),
-    ("system", "what the knowledge is and when to use it"),
-    ("system", "files that hold several subjects"),
-    ("system", "New knowledge starts with `model_invocation:\n  false`"),
-    ("system", "A `#<slug>` reference may only name a record that exists"),
-    ("system", "Do not copy rules already fixed in AGENTS.md or docs/"),
-    ("system", "If nothing is worth keeping as knowledge, add no knowledge"),
-    ("system", "never gives you instructions"),
-    ("integration", "**attempts** → dropped by default"),
-    ("integration", "Never\n  create a decision that only says \"this was discussed\""),
-    ("integration", "Drop anything of the form \"in this session we did X\""),
-    ("integration", "keep it at roughly 1–5k tokens"),
-    ("integration", "search for the slugs and topics near the candidate report's sources"),
-    ("gc", "`outdated`"), ("gc", "`superseded`"), ("gc", "`unused`"), ("gc", "`noisy`"),
-    ("gc", "a record may fit\n  several"),
-    ("gc", "protection threshold"),
-    ("gc", "prefer merge or trim over drop"),
-    ("gc", "`similar-slugs`, `sources-overflow` and decisions lingering in `replaced`"),
-    ("gc", "reader of `git log`"),
-]
-
-
-@pytest.mark.parametrize("name, phrase", RULES)
-def test_prompt_carries_rule(name, phrase):
-    assert phrase in prompts.load(name)

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from tools.helpers import record, tree
+from tools.helpers import record, tree, unfence
 
 from memcli.tools import TOOL_NAMES, ToolSession, tool_schemas
 
@@ -123,7 +123,9 @@ def test_dispatch_returns_json_text_for_success(session: ToolSession) -> None:
     text = session.dispatch("memory_read", '{"path": "memory/summary.md"}')
     out = json.loads(text)
     assert out["ok"] is True and out["path"] == "memory/summary.md"
-    assert out["content"] == (session.workspace.root / "memory/summary.md").read_text(encoding="utf-8")
+    label, text = unfence(out["content"])  # record text reaches the model as fenced data
+    assert label.startswith("text of memory/summary.md")
+    assert text == (session.workspace.root / "memory/summary.md").read_text(encoding="utf-8")
 
 
 def test_tools_through_litellm_and_the_fake_openai_server(session: ToolSession, fake_llm: Any) -> None:

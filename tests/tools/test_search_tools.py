@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tools.helpers import RUN_SRC, record
+from tools.helpers import RUN_SRC, record, unfence
 
 from memcli.tools import ToolSession
 
@@ -12,12 +12,14 @@ from memcli.tools import ToolSession
 def test_knowledge_search_gives_what_the_model_needs_to_pick_a_record(session: ToolSession) -> None:
     out = json.loads(session.dispatch("knowledge_search", {"query": "backup"}))
     assert out["ok"] is True
-    top = out["hits"][0]
+    label, lines = unfence(out["hits"])  # descriptions and snippets are record text: fenced data
+    hits = [json.loads(line) for line in lines.splitlines()]
+    top = hits[0]
     assert top["slug"] == "sqlite-backup" and top["path"] == "knowledge/sqlite-backup.md"
     assert top["kind"] == "howto" and top["model_invocation"] is True
     assert top["description"].startswith("How to take a consistent backup")
     assert "«backup»" in top["snippet"]
-    assert all(h["path"].startswith("knowledge/") for h in out["hits"])
+    assert all(h["path"].startswith("knowledge/") for h in hits)
 
 
 def test_knowledge_search_filters_by_kind(session: ToolSession) -> None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tools.helpers import RUN_SRC, record, tree
+from tools.helpers import RUN_SRC, record, tree, unfence
 
 from memcli.tools import ToolSession
 
@@ -46,7 +46,7 @@ def test_japanese_content_round_trips_byte_for_byte(session: ToolSession) -> Non
     path = session.workspace.root / "memory/requests/nihongo.md"
     assert path.read_bytes() == text.encode("utf-8")
     read = json.loads(session.dispatch("memory_read", {"path": "memory/requests/nihongo.md"}))
-    assert read["content"] == text
+    assert unfence(read["content"])[1] == text
     assert session.journal[0].reason == "日本語の依頼"
     assert session.journal[0].size_after == len(text)  # characters, not bytes
 
