@@ -23,6 +23,7 @@ from memcli.consolidate.dispositions import DISPOSE, FINISH
 from memcli.staging import StagingFile
 from memcli.tokens import get_counter
 from memcli.tools import tool_schemas
+from memcli.tools.docs import SCHEMA as PROJECT_DOCS
 from memcli.workspace import Workspace
 
 FIXED_BUDGET = 3_000
@@ -67,8 +68,8 @@ def measure(ws: Workspace) -> dict[str, int]:
     staging = inputs.load_staging(ws)
     body = inputs.build_input(ws, staging, None, None)
     now = "2026-05-20T10:00:00+00:00"
-    schemas = json.dumps(tool_schemas("integration") + [DISPOSE, FINISH], ensure_ascii=False)
-    gc_schemas = json.dumps(tool_schemas("gc") + [DISPOSE, FINISH], ensure_ascii=False)
+    schemas = json.dumps(tool_schemas("integration") + [PROJECT_DOCS, DISPOSE, FINISH], ensure_ascii=False)
+    gc_schemas = json.dumps(tool_schemas("gc") + [PROJECT_DOCS, DISPOSE, FINISH], ensure_ascii=False)
     fixed = {
         "system": _tokens(prompts.load("system")),
         "integration prompt": _tokens(prompts.render("integration", now=now, input="")),

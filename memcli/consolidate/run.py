@@ -107,6 +107,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             knowledge_sources=material.candidate_sources,
             usage_rates=material.rates,
             trust=Trust.of_staging(e.data for e in staging.entries),
+            docs_root=ws.root,  # project_docs reads AGENTS.md / docs/ of the real project
         )
         cfg = ws.config.consolidate
         ledger = dispositions.Ledger([item for item, _ in dispositions.number_items(staging)], work.root)

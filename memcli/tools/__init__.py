@@ -11,6 +11,7 @@ API (for the consolidation worker and agent integrations)::
                                                   #   knowledge files; None: rule not applied
         usage_rates={"slug-or-path": 2.5},        # explicit invokes / million tokens; None/{}: no metrics
         phase="integration",                      # or "gc": then every mutating call needs a category
+        docs_root=repo_root,                      # offers project_docs (AGENTS.md, README, docs/) there
     )
     litellm.completion(..., tools=tools.schemas())   # OpenAI tool-calling format, follows `phase`
     text = tools.dispatch(call.function.name, call.function.arguments)   # JSON text for the model
@@ -35,7 +36,8 @@ The tools never run git and never call a model; writes are atomic (memcli.atomic
 Modules: `session` (ToolSession, the write path), `schemas` (tool schemas, argument checks),
 `paths` (confinement), `policy` (reason/category, decision delete, knowledge candidates, usage
 protection), `edit` (exact replacement), `read` (read + size against cap), `search` (the two
-search tools), `journal` (JournalEntry), `result` (ToolResult, Violation).
+search tools), `docs` (project_docs, read-only), `journal` (JournalEntry), `result` (ToolResult,
+Violation). Workspace text in a result reaches the model fenced as data (`memcli.fence`).
 """
 
 from __future__ import annotations

@@ -109,13 +109,17 @@ MUTATING = ("memory_write", "memory_edit", "memory_delete")
 
 
 def tool_schemas(phase: str = "integration") -> list[dict[str, Any]]:
-    """Fresh copies of the schemas; in the GC phase `category` is required on mutating tools."""
+    """Fresh copies of the schemas; in the GC phase `category` is required on mutating tools, in
+    the others it is not offered (it means nothing there; every call sends the schemas, so each
+    token counts). A call that passes one anyway is still checked against the full schema."""
     out = copy.deepcopy(_TOOLS)
-    if phase == "gc":
-        for tool in out:
-            fn = tool["function"]
-            if fn["name"] in MUTATING:
+    for tool in out:
+        fn = tool["function"]
+        if fn["name"] in MUTATING:
+            if phase == "gc":
                 fn["parameters"]["required"].append("category")
+            else:
+                del fn["parameters"]["properties"]["category"]
     return out
 
 

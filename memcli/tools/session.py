@@ -6,12 +6,15 @@ import copy
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
 from memcli.provenance import Trust
 from memcli.records.parse import parse_record
+from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
 from memcli.tools.journal import JournalEntry, JournalOp
@@ -41,6 +44,7 @@ class ToolSession:
         usage_rates: Mapping[str, float] | None = None,
         phase: str = "integration",
         trust: Trust | None = None,
+        docs_root: Path | None = None,
     ) -> None:
         self.workspace = workspace
         self.phase = phase
@@ -63,6 +67,8 @@ class ToolSession:
             "knowledge_search": self.search_knowledge,
         }
         self._added: dict[str, dict[str, Any]] = {}  # name → schema of tools the caller added
+        if docs_root is not None:  # the real repository root: the tools' root may be a scratch copy
+            self.add_tool(project_docs.SCHEMA, partial(project_docs.project_docs, Path(docs_root)))
 
     def add_tool(self, schema: dict[str, Any], handler: Callable[..., ToolResult]) -> None:
         """Offer one more tool (OpenAI format) through the same dispatch and argument checks, e.g.

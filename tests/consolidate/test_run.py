@@ -86,7 +86,7 @@ def test_input_is_fenced_data_with_sources_and_no_knowledge_pasted(repo_ws, fake
     assert "DATA — gc-report" in user
     names = {t["function"]["name"] for t in first["tools"]}
     assert names == {"memory_read", "memory_write", "memory_edit", "memory_delete", "memory_search",
-                     "knowledge_search", "dispose", "finish_phase"}
+                     "knowledge_search", "project_docs", "dispose", "finish_phase"}
     gc_turn = fake_llm.requests[1]["messages"][-1]["content"]
     assert "Phase 2 of 2: GC" in gc_turn
 

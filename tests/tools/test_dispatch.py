@@ -12,6 +12,7 @@ import pytest
 from tools.helpers import record, tree, unfence
 
 from memcli.tools import TOOL_NAMES, ToolSession, tool_schemas
+from memcli.tools.schemas import MUTATING, check_arguments
 
 
 @pytest.mark.parametrize("phase", ["integration", "gc"])
@@ -45,8 +46,13 @@ def test_gc_phase_requires_category_on_mutating_tools() -> None:
     for name in ("memory_write", "memory_edit", "memory_delete"):
         assert "category" in required[name] and "reason" in required[name]
     assert "category" not in required["memory_read"]
-    integration = {t["function"]["name"]: t["function"]["parameters"]["required"] for t in tool_schemas()}
-    assert "category" not in integration["memory_write"]
+    integration = {t["function"]["name"]: t["function"]["parameters"] for t in tool_schemas()}
+    assert "category" not in integration["memory_write"]["required"]
+    # outside GC a category means nothing: not offered (fewer tokens on every call) ...
+    assert all("category" not in integration[name]["properties"] for name in MUTATING)
+    # ... and one passed anyway is still checked, not refused as unknown
+    assert check_arguments("memory_delete", {"path": "p", "reason": "r", "category": "noisy"}) == []
+    assert "not one of" in check_arguments("memory_delete", {"path": "p", "reason": "r", "category": "x"})[0]
 
 
 def test_schemas_are_fresh_copies(session: ToolSession) -> None:
