@@ -37,8 +37,9 @@ def apply_edit(path: str, text: str, old: str, new: str, replace_all: bool) -> s
     if not hits:
         return (
             "no-match",
-            f"old_string was not found in {path}; read the file again and copy the text "
-            "exactly (without line numbers)." + _near(text, old),
+            f"old_string was not found in {path}; read the file again and copy the text exactly, "
+            "from inside the ~~~~ fence (without the DATA label, the fence marks or line numbers)."
+            + _near(text, old),
         )
     if len(hits) > 1 and not replace_all:
         lines = ", ".join(str(_line_at(text, i)) for i in hits)

@@ -96,3 +96,11 @@ def test_fence_mark_is_longer_than_any_run_inside(text: str) -> None:
     longest = max((len(m) for m in re.findall(r"~+|`+", text)), default=0)
     assert set(mark) == {"~"} and len(mark) == max(4, longest + 1)
     assert unfence(shown)[1] == (text if text.endswith("\n") else text + "\n")
+
+
+def test_an_edit_that_copies_the_fence_is_told_to_copy_from_inside_it(poisoned: ToolSession) -> None:
+    shown = json.loads(poisoned.dispatch("memory_read", {"path": PATH}))["content"]
+    head_lines = "\n".join(shown.splitlines()[:4])  # label, opening mark, first two record lines
+    out = json.loads(poisoned.dispatch("memory_edit", {
+        "path": PATH, "old_string": head_lines, "new_string": "x", "reason": "r"}))
+    assert out["error"] == "no-match" and "from inside the ~~~~ fence" in out["message"]
