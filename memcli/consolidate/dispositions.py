@@ -92,11 +92,16 @@ class Ledger:
         return success(f"{len(items)} item(s) {action}; {left} item(s) still without a disposition")
 
     def unfinished_result(self) -> ToolResult:
-        shown = "; ".join(item.label() for item in self.missing()[:20])
+        missing = self.missing()
+        ids = ", ".join(item.id for item in missing[:30])
+        # titles came from transcripts: they go back to the model as fenced data, not in the message
+        items = [{"id": i.id, "kind": i.kind, "title": i.title, "staging": i.staging_id}
+                 for i in missing[:30]]
         return failure(
             "unfinished",
-            f"{len(self.missing())} staging item(s) have no disposition yet: {shown}. Call dispose for each "
+            f"{len(missing)} staging item(s) have no disposition yet: {ids}. Call dispose for each "
             "(integrated with the record paths, or dropped with a reason), then finish_phase again",
+            items=items, fenced=(("items", "staging items without a disposition", "jsonl"),),
         )
 
     def stale(self) -> list[str]:

@@ -97,8 +97,10 @@ def success(
     return ToolResult(True, message, warnings=tuple(warnings), data=data, fenced=fenced)
 
 
-def failure(error: str, message: str, **data: Any) -> ToolResult:
-    return ToolResult(False, message, error=error, data=data)
+def failure(
+    error: str, message: str, *, fenced: tuple[tuple[str, str, str], ...] = (), **data: Any
+) -> ToolResult:
+    return ToolResult(False, message, error=error, data=data, fenced=fenced)
 
 
 def refused(tool: str, violations: list[Violation], warnings: list[Violation]) -> ToolResult:
