@@ -6,6 +6,11 @@ A phase ends only through finish_phase — integration only once every staging i
 disposition; a text-only turn ends nothing and is answered with a nudge. The loop is bounded:
 `max_iterations` model calls in all (running out fails the run and keeps the staging), and
 `repair_turns` chances to fix what the final whole-workspace lint finds.
+
+The input comes from an InputPlan (memcli.consolidate.plan): when it has several batches of staging
+items, each next batch is a new user message once the previous one is fully disposed of, and the GC
+phase starts after the last. Before every call the conversation is trimmed to the context budget
+(memcli.consolidate.trim).
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.consolidate import prompts
+from memcli.consolidate import prompts, trim
 from memcli.consolidate.dispositions import DISPOSE, FINISH, Ledger
 from memcli.consolidate.inputs import fence
+from memcli.consolidate.plan import InputPlan
 from memcli.errors import MemcliError
 from memcli.lint import Finding, lint
 from memcli.tools.result import ToolResult, success
@@ -67,7 +73,7 @@ class Conversation:
     gateway: Any  # memcli.llm.Gateway
     tools: Any  # memcli.tools.ToolSession
     scratch: Workspace
-    input_text: str
+    plan: InputPlan
     now: str
     max_iterations: int
     repair_turns: int
@@ -79,18 +85,28 @@ class Conversation:
     tool_calls: int = 0
     nudges: int = 0
     phase: str = "integration"
+    batch: int = 0  # the staging batch being integrated (plan.batches)
+    trimmed: int = 0  # messages trimmed to fit the window
     notes: list[str] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
     _finished: bool = False
 
     def _finish(self, note: str = "") -> ToolResult:
         assert self.ledger is not None
-        if self.phase == "integration" and self.ledger.missing():
+        if self.phase == "integration" and self.ledger.missing_shown():
             return self.ledger.unfinished_result()
         if note.strip():
             self.notes.append(note.strip())
         self._finished = True
         return success(f"the {self.phase} phase is finished")
+
+    def _done_batch(self, at: int) -> None:
+        """The batch in message `at` is disposed of: its text gives way to a stub (never the prompt)."""
+        if at == 1:
+            text = prompts.render("integration", now=self.now, input=self.plan.first_done())
+        else:
+            text = self.plan.stub(self.batch)
+        self.messages[at] = {"role": "user", "content": text}
 
     def _failed_turns(self) -> RunFailed:
         assert self.ledger is not None
@@ -119,14 +135,18 @@ class Conversation:
         self.tools.add_tool(FINISH, self._finish)
         baseline = baseline_errors(self.scratch)
         self.phase = self.tools.phase = "integration"
+        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
         self.messages = [
             {"role": "system", "content": prompts.load("system")},
-            {"role": "user", "content": prompts.render("integration", now=self.now, input=self.input_text)},
+            {"role": "user", "content": prompts.render("integration", now=self.now, input=self.plan.first())},
         ]
+        batch_at = 1  # the message that holds the current batch
         while True:
             if self.iterations >= self.max_iterations:
                 raise self._failed_turns()
-            turn = self.gateway.chat(self.messages, self.tools.schemas())
+            schemas = self.tools.schemas()
+            self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation)
+            turn = self.gateway.chat(self.messages, schemas)
             self.usage += turn.usage
             self.iterations += 1
             self.messages.append(turn.message)
@@ -134,7 +154,7 @@ class Conversation:
                 self.nudges += 1
                 if turn.content and turn.content.strip():
                     self.notes.append(turn.content.strip())
-                text = nudge(turn.content, self.phase, self.ledger.missing())
+                text = nudge(turn.content, self.phase, self.ledger.missing_shown())
                 self.messages.append({"role": "user", "content": text})
                 continue
             self._finished = False
@@ -143,6 +163,14 @@ class Conversation:
                 result = self.tools.dispatch(call.name, call.arguments)
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
             if not self._finished:
+                continue
+            if self.phase == "integration" and not self.plan.full:
+                self._done_batch(batch_at)
+            if self.phase == "integration" and self.batch + 1 < len(self.plan.batches):
+                self.batch += 1
+                self.ledger.reveal([item.id for item in self.plan.batches[self.batch]])
+                self.messages.append({"role": "user", "content": self.plan.batch_message(self.batch)})
+                batch_at = len(self.messages) - 1
                 continue
             if self.phase == "integration":
                 self.phase = self.tools.phase = "gc"

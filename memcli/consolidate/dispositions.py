@@ -55,9 +55,19 @@ class Ledger:
         self.items = {item.id: item for item in items}
         self.root = root  # the scratch workspace the records live in
         self.done: dict[str, Disposition] = {}
+        self.shown: set[str] = set(self.items)  # items the model has seen (batches: see reveal)
+
+    def reveal(self, ids: list[str], only: bool = False) -> None:
+        """Mark items as shown to the model (`only`: these and none else yet, for the first batch)."""
+        self.shown = set(ids) if only else self.shown | set(ids)
 
     def missing(self) -> list[Item]:
+        """Every item of the run without a disposition, shown yet or not: what the run checks."""
         return [item for item_id, item in self.items.items() if item_id not in self.done]
+
+    def missing_shown(self) -> list[Item]:
+        """The items shown so far without a disposition: what the model is asked for."""
+        return [item for item in self.missing() if item.id in self.shown]
 
     def dropped(self) -> list[tuple[Item, Disposition]]:
         return [(self.items[i], d) for i, d in self.done.items() if d.action == "dropped"]
@@ -68,9 +78,9 @@ class Ledger:
     def dispose(
         self, items: list[str], action: str, reason: str, records: list[str] | None = None
     ) -> ToolResult:
-        unknown = [i for i in items if i not in self.items]
+        unknown = [i for i in items if i not in self.shown]
         if unknown:
-            known = ", ".join(self.items) or "none: this run has no staging items"
+            known = ", ".join(i for i in self.items if i in self.shown) or "none: no staging items shown"
             return failure("arguments", f"unknown item ids {', '.join(unknown)}; the ids are {known}")
         if not items:
             return failure("arguments", "items is empty; name the item ids (i1, i2, ...) you dispose of")
@@ -88,11 +98,11 @@ class Ledger:
             return failure("arguments", "a dropped item names no records; leave `records` out")
         for item_id in items:
             self.done[item_id] = Disposition(action, tuple(paths), reason.strip())
-        left = len(self.missing())
+        left = len(self.missing_shown())
         return success(f"{len(items)} item(s) {action}; {left} item(s) still without a disposition")
 
     def unfinished_result(self) -> ToolResult:
-        missing = self.missing()
+        missing = self.missing_shown()
         ids = ", ".join(item.id for item in missing[:30])
         # titles came from transcripts: they go back to the model as fenced data, not in the message
         items = [{"id": i.id, "kind": i.kind, "title": i.title, "staging": i.staging_id}

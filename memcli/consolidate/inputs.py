@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memcli.consolidate.dispositions import number_items
+from memcli.consolidate.dispositions import Item, number_items
 from memcli.fence import fence
 from memcli.staging import StagingFile
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
@@ -88,13 +88,20 @@ def source_yaml(source: Any) -> str:
     return f"  - session_id: {sid if plain else json.dumps(sid)}\n    range: [{start}, {end}]\n"
 
 
-def _staging_section(staging: StagingSet) -> str:
+def _staging_section(staging: StagingSet, only: set[str] | None = None, batch: str = "",
+                     numbered: list[tuple[Item, dict[str, Any]]] | None = None) -> str:
+    """The staging items (those in `only` when given: one batch), grouped by their staging file;
+    `numbered` is number_items(staging) when the caller has it already."""
     if not staging.entries:
         return "# Staging activity log\n\nNo new staging items in this run (nothing to integrate).\n"
-    numbered = number_items(staging)
-    parts = [f"# Staging activity log ({len(staging.entries)} files, items {numbered[0][0].id}–"
-             f"{numbered[-1][0].id})\n" if numbered else "# Staging activity log\n"]
-    for entry in staging.entries:
+    numbered = [(item, fields) for item, fields in (numbered or number_items(staging))
+                if only is None or item.id in only]
+    files = [e for e in staging.entries if any(item.staging_id == e.id for item, _ in numbered)]
+    if only is None:
+        files = list(staging.entries)
+    parts = [f"# Staging activity log ({len(files)} files, items {numbered[0][0].id}–"
+             f"{numbered[-1][0].id}{batch})\n" if numbered else "# Staging activity log\n"]
+    for entry in files:
         items = [{"id": item.id, "type": item.kind, **fields}
                  for item, fields in numbered if item.staging_id == entry.id]
         when = f"{entry.data.created_at:%Y-%m-%d}"
@@ -137,18 +144,11 @@ def _records_section(ws: Workspace) -> str:
     return "\n".join(parts)
 
 
-def build_input(
-    ws: Workspace,
-    staging: StagingSet,
-    candidates: dict[str, Any] | None,
-    gc_report: dict[str, Any] | None,
-) -> str:
-    """The integration message body (the phase instructions come from the prompt file)."""
+def reports_section(candidates: dict[str, Any] | None, gc_report: dict[str, Any] | None) -> str:
+    """The knowledge-candidate report, the gc-report and where knowledge is found."""
     report = candidates or {"candidates": [], "sources": []}
     empty = not report.get("sources")
     parts = [
-        _staging_section(staging),
-        _records_section(ws),
         "# Knowledge-candidate report\n"
         + (
             "The report is empty: create no new knowledge file in this run (existing knowledge may be "
@@ -165,4 +165,16 @@ def build_input(
         ),
         "# Knowledge\nKnowledge records are not listed here: find them with knowledge_search.\n",
     ]
+    return "\n".join(parts)
+
+
+def build_input(
+    ws: Workspace,
+    staging: StagingSet,
+    candidates: dict[str, Any] | None,
+    gc_report: dict[str, Any] | None,
+) -> str:
+    """The whole integration message body with every record in full (the phase instructions come from
+    the prompt file); memcli.consolidate.plan uses it as is when it fits the context budget."""
+    parts = [_staging_section(staging), _records_section(ws), reports_section(candidates, gc_report)]
     return "\n".join(parts)

@@ -14,7 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcli import history, progress
-from memcli.consolidate import agent, dispositions, gitops, inputs, journal, lock, message, scratch
+from memcli.consolidate import (
+    agent,
+    budget,
+    dispositions,
+    gitops,
+    inputs,
+    journal,
+    lock,
+    message,
+    plan,
+    scratch,
+)
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
 from memcli.provenance import Trust
@@ -111,12 +122,15 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         )
         cfg = ws.config.consolidate
         ledger = dispositions.Ledger([item for item, _ in dispositions.number_items(staging)], work.root)
+        now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        window = budget.measure(ctx.gateway.context_tokens,
+                                tools.schemas() + [dispositions.DISPOSE, dispositions.FINISH], now)
         convo = agent.Conversation(
             ctx.gateway,
             tools,
             work,
-            inputs.build_input(ws, staging, material.candidates, material.gc_report),
-            now=dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            plan.plan(work, staging, material.candidates, material.gc_report, window),
+            now=now,
             max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
         )
         convo.run()

@@ -197,7 +197,9 @@ def test_prompt_over_the_context_window_fails_and_keeps_staging(repo_ws, fake_ll
     before = (snapshot(repo_ws), head(repo_ws))
     staged = sorted(p.name for p in (repo_ws / "memory" / "_staging").glob("*.json"))
     assert staged
-    _fails(repo_ws, capsys, "at or over the context window", "(1024 tokens)")
+    # the input cannot be laid out within it: refused before any call, with the arithmetic
+    _fails(repo_ws, capsys, "the context window cannot hold the consolidation prompt",
+           "context window 1024 tokens = prompt and tool schemas")
     _unchanged(repo_ws, before)
     assert fake_llm.calls == 0  # refused before sending: no truncated prompt, no empty answer
     assert sorted(p.name for p in (repo_ws / "memory" / "_staging").glob("*.json")) == staged
@@ -209,16 +211,21 @@ def test_conversation_outgrowing_the_window_fails_mid_run_and_keeps_staging(repo
     fake_llm.push(Reply(status=500), Reply(status=500))  # a first run only to see what it sends
     _fails(repo_ws, capsys, "failed 2 times")
     first = fake_llm.requests[0]
-    window = estimate_prompt(first["messages"], {"tools": first["tools"]}) + 1  # the first call just fits
+    size = estimate_prompt(first["messages"], {"tools": first["tools"]})
+    window = (size + 100) * 4 // 3  # the whole input fits, with the reserve for answer and traffic
     config = repo_ws / "memcli.toml"
     text = config.read_text(encoding="utf-8").replace("context_tokens = 128000", f"context_tokens = {window}")
     config.write_text(text, encoding="utf-8")
-    git(repo_ws, "commit", "-qam", "a window the first call just fits")
+    git(repo_ws, "commit", "-qam", "a window the first call fits with a little room")
     before = (snapshot(repo_ws), head(repo_ws))
-    fake_llm.push(Reply(content="I'll read the decisions first."))  # narrates: a nudge grows the prompt
+    # one turn reads far more than the reserve: the latest turn's results are never trimmed
+    reads = [tool_call("memory_read", {"path": "memory/summary.md"}, f"r{i}") for i in range(40)]
+    fake_llm.push(Reply(tool_calls=reads))
     _fails(repo_ws, capsys, "at or over the context window", f"({window} tokens)")
     _unchanged(repo_ws, before)
     assert fake_llm.calls == 3  # the first run's two, then one: the grown prompt was never sent
+    sent = fake_llm.requests[2]["messages"][1]["content"]
+    assert "# Existing memory (full text)" in sent and "Catalogue" not in sent  # everything fitted
 
 
 HUMAN_LINE = "\n- a note by a human, added while the run applied\n"

@@ -1,0 +1,67 @@
+"""How many tokens of the consolidation model's context window the input may take.
+
+All of it is measured with the gateway's own counter (`memcli.llm.estimate_prompt`, which errs
+high), so what fits here is never refused by the gateway's check:
+
+    window        Gateway.context_tokens (memory.context_tokens, else what litellm knows, else 8192)
+  − fixed         system prompt + integration prompt (without its input) + tool schemas, as sent
+  − answer        one model turn: a record written through memory_write      min(2048, window / 8)
+  − traffic       tool results and turns within one batch before trimming     min(8192, window / 8)
+  = input         summary, catalogue, reports, one batch of staging items and the records related to it
+
+Before every model call the conversation is trimmed to `window − answer` (memcli.consolidate.trim):
+the traffic share is what a batch may add before old tool results are stubbed out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memcli.consolidate import prompts
+
+
+def tokens(text: str) -> int:
+    """One message's tokens as the gateway's check counts them (framing included)."""
+    from memcli.llm import estimate_prompt
+
+    return estimate_prompt([{"role": "user", "content": text}], {})
+
+
+@dataclass(frozen=True)
+class Budget:
+    window: int
+    fixed: int
+
+    @property
+    def answer(self) -> int:
+        return min(2048, self.window // 8)
+
+    @property
+    def traffic(self) -> int:
+        return min(8192, self.window // 8)
+
+    @property
+    def input(self) -> int:
+        return self.window - self.fixed - self.answer - self.traffic
+
+    @property
+    def conversation(self) -> int:
+        """What the messages and tool schemas of one call may take (the rest is the answer's)."""
+        return self.window - self.answer
+
+    def describe(self) -> str:
+        return (f"context window {self.window} tokens = prompt and tool schemas {self.fixed} + room for the "
+                f"answer {self.answer} and tool traffic {self.traffic} + input {self.input}")
+
+
+def measure(window: int, schemas: list[dict[str, Any]], now: str = "") -> Budget:
+    """The budget of a run whose first call carries `schemas` (every tool of the integration phase)."""
+    from memcli.llm import estimate_prompt
+
+    fixed = estimate_prompt(
+        [{"role": "system", "content": prompts.load("system")},
+         {"role": "user", "content": prompts.render("integration", now=now, input="")}],
+        {"tools": schemas},
+    )
+    return Budget(window, fixed)

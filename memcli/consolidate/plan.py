@@ -1,0 +1,152 @@
+"""The integration input laid out within the context budget (memcli.consolidate.budget).
+
+When everything fits — every staging item, the summary, every decision and request in full, the
+reports — the model gets exactly that, in one message (small memories lose nothing). Otherwise:
+
+- the summary and the reports stay in full; the existing decisions and requests become a catalogue,
+  one line each (or, when even that is too long, a count and a pointer to memory_search);
+- the staging items come in batches that fit, in input order, each as its own user message once the
+  previous batch is fully disposed of (`finish_phase`), all within the one conversation and commit;
+- each batch comes with the full text of the records most related to its items (memcli.consolidate
+  .related), read from the scratch copy when the batch is shown, so earlier batches' writes count;
+- a batch that is done is replaced by a one-line stub, so the next one has its room.
+
+A single item larger than the room left for a batch fails the run, before any model call, with
+its size and the window: staging is kept, nothing is left out silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.consolidate import related
+from memcli.consolidate.budget import Budget, tokens
+from memcli.consolidate.dispositions import Item, number_items
+from memcli.consolidate.inputs import StagingSet, _staging_section, build_input, fence, reports_section
+from memcli.errors import MemcliError
+from memcli.workspace import SUMMARY_PATH, Workspace
+
+_TOOLS_NOTE = ("Not every record is shown in full here: memory_search finds more (by words), memory_read "
+               "reads any record by its path. Look before writing a record that may already exist.\n")
+CATALOGUE_SHARE = 3  # the catalogue may take at most 1/3 of the room left after summary and reports
+
+
+class TooLarge(MemcliError):
+    """The context window cannot hold the fixed prompt, the summary and one staging item."""
+
+
+@dataclass
+class InputPlan:
+    ws: Workspace  # the scratch copy the model works on
+    staging: StagingSet
+    budget: Budget
+    batches: list[list[Item]]
+    shared: str  # what every call keeps: the memory overview and the reports (all of it when `full`)
+    full: bool
+    catalogued: bool = True  # every record has a catalogue line in `shared`
+    room: int = 0  # tokens for one batch: its staging items and its related records
+    _fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def first(self) -> str:
+        """The input of the first user message."""
+        return self.shared if self.full else self.batch(0) + "\n" + self.shared
+
+    def first_done(self) -> str:
+        """The first message's input once its batch is done."""
+        return self.stub(0) + "\n" + self.shared
+
+    def batch(self, n: int) -> str:
+        items = self.batches[n]
+        ids = {item.id for item in items}
+        where = (f"; batch {n + 1} of {len(self.batches)}, the next comes after finish_phase"
+                 if len(self.batches) > 1 else "")
+        staged = _staging_section(self.staging, ids, where)
+        rest = self.room - tokens(staged) - tokens(_TOOLS_NOTE) - 50  # headers
+        queries = [related.item_query(self._fields[item.id]) for item in items]
+        found = related.related_paths(self.ws, queries)
+        full, left = related.within(rest, found, self._record, tokens)
+        lines: list[str] = []
+        if left and not self.catalogued:
+            lines, _ = related.within(rest - sum(tokens(t) for t in full), left,
+                                      lambda rel: related.catalogue_line(self.ws, rel), tokens)
+        parts = [staged, "# Existing records related to these items (full text)\n"
+                 + ("".join(full) if full else "No existing decision or request matches these items.\n")]
+        if lines:
+            parts.append("# More related records (not shown in full)\n" + "".join(lines))
+        parts.append(_TOOLS_NOTE)
+        return "\n".join(parts)
+
+    def batch_message(self, n: int) -> str:
+        return (f"Batch {n + 1} of {len(self.batches)}: more staging items. Every item of the earlier "
+                "batches has its disposition (records may have changed since: read them with memory_read). "
+                "Integrate these the same way: dispose of each item, then call finish_phase.\n\n"
+                + self.batch(n))
+
+    def stub(self, n: int) -> str:
+        items = self.batches[n]
+        return (f"[Batch {n + 1} of {len(self.batches)} (items {items[0].id}–{items[-1].id}) was shown here "
+                "and is done: every item has its disposition. Its text is left out to save room; read "
+                "records with memory_read.]\n")
+
+    def _record(self, rel: str) -> str:
+        return f"## {rel}\n" + fence(f"record {rel}", related.read(self.ws, rel), "markdown")
+
+
+def _overview(ws: Workspace, lines: list[str] | None, total: int) -> str:
+    parts = ["# Existing memory\n"]
+    if ws.abspath(SUMMARY_PATH).is_file():
+        text = related.read(ws, SUMMARY_PATH)
+        parts.append(f"## {SUMMARY_PATH}\n" + fence(f"record {SUMMARY_PATH}", text, "markdown"))
+    if lines is not None:
+        parts.append(f"## Catalogue: every decision and request ({total}), one line each\n" + "".join(lines))
+    else:
+        parts.append(f"## Decisions and requests\n{total} exist, too many to list within the context window: "
+                     "the records related to each staging item are shown with it; find others with "
+                     "memory_search.\n")
+    return "\n".join(parts)
+
+
+def _batches(staging: StagingSet, numbered: list[tuple[Item, dict[str, Any]]], cap: int,
+             most: int) -> list[list[Item]]:
+    """Consecutive items, as many per batch as fit `cap` tokens; one item alone may use `most`."""
+    out: list[list[Item]] = []
+    for item, _ in numbered:
+        if out:
+            ids = {i.id for i in out[-1]} | {item.id}
+            if tokens(_staging_section(staging, ids, numbered=numbered)) <= cap:
+                out[-1].append(item)
+                continue
+        alone = tokens(_staging_section(staging, {item.id}, numbered=numbered))
+        if alone > most:
+            raise TooLarge(
+                f"staging item {item.label()} alone is about {alone} tokens, more than the {most} the "
+                "context window leaves for staging (memory.context_tokens sets the window; a larger model "
+                "for consolidation has a larger one); staging is kept")
+        out.append([item])
+    return out
+
+
+def plan(ws: Workspace, staging: StagingSet, candidates: dict[str, Any] | None,
+         gc_report: dict[str, Any] | None, budget: Budget) -> InputPlan:
+    numbered = number_items(staging)
+    items = [item for item, _ in numbered]
+    whole = build_input(ws, staging, candidates, gc_report)
+    if tokens(whole) <= budget.input:
+        return InputPlan(ws, staging, budget, [items], whole, full=True)
+    reports = reports_section(candidates, gc_report)
+    paths = related.record_paths(ws)
+    lines = [related.catalogue_line(ws, rel) for rel in paths]
+    bare = tokens(_overview(ws, None, len(paths))) + tokens(reports)
+    catalogued = sum(tokens(line) - 4 for line in lines) <= (budget.input - bare) // CATALOGUE_SHARE
+    shared = _overview(ws, lines if catalogued else None, len(paths)) + "\n" + reports
+    room = budget.input - tokens(shared)
+    if room <= 0:
+        raise TooLarge(
+            f"the context window cannot hold the consolidation prompt with the summary and reports "
+            f"({budget.describe()}); set memory.context_tokens to the model's real window, or use a model "
+            "with a larger one for consolidation; staging is kept")
+    batches = _batches(staging, numbered, room // 2, room) if items else [[]]
+    plan_ = InputPlan(ws, staging, budget, batches, shared, full=False, catalogued=catalogued, room=room)
+    plan_._fields = {item.id: fields for item, fields in numbered}
+    return plan_
