@@ -6,6 +6,11 @@ the first call's whole input, for an empty workspace and for 10 staging files ov
 Counted with memcli's token counter (cl100k_base when tiktoken's table is local, else the
 estimate). The baseline column is the budget the fixed part must stay within (3 000 tokens).
 No model is called: the messages are built exactly as `memcli consolidate` builds them.
+
+The second table lays the 10 staging / 200 records input out within a context window (8k, which is
+also memcli's default for a model litellm does not know, 32k, 128k), as a run does, next to the old
+layout that pasted every record in full: the first call's tokens as the gateway's check counts them
+(its estimate, which errs high) and in cl100k, and whether it fits the window.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from memcli import init
-from memcli.consolidate import inputs, prompts
+from memcli.consolidate import budget, inputs, plan, prompts
 from memcli.consolidate.dispositions import DISPOSE, FINISH
 from memcli.staging import StagingFile
 from memcli.tokens import get_counter
@@ -85,6 +90,38 @@ def measure(ws: Workspace) -> dict[str, int]:
     }
 
 
+def _first_call(body: str, schemas: list[dict]) -> tuple[int, int]:
+    """The first call's tokens: (the gateway's estimate, cl100k or the estimate)."""
+    from memcli.llm import estimate_prompt
+
+    messages = [{"role": "system", "content": prompts.load("system")},
+                {"role": "user", "content": prompts.render("integration", now=TS, input=body)}]
+    real = _tokens(messages[0]["content"]) + _tokens(messages[1]["content"]) + _tokens(json.dumps(schemas))
+    return estimate_prompt(messages, {"tools": schemas}), real
+
+
+def windows(ws: Workspace) -> None:
+    from memcli.consolidate.run import _material
+
+    ws.__dict__["state_dir"] = ws.root / ".memcli"  # as a run's scratch copy: its own search index
+    staging, material = inputs.load_staging(ws), _material(ws)
+    schemas = tool_schemas("integration") + [DISPOSE, FINISH]
+    old = _first_call(inputs.build_input(ws, staging, material.candidates, material.gc_report), schemas)
+    print("\n10 staging files (60 items) over 200 records, with the run's knowledge-candidate and gc "
+          "reports; 1st call = system + integration message + tool schemas")
+    print(f"{'window':>8} {'layout':42} {'batches':>7} {'gateway estimate':>17} {'cl100k':>7} {'fits':>5}")
+    for window in (8192, 32768, 128000):
+        print(f"{window:>8} {'old: every record pasted in full':42} {1:>7} {old[0]:>17} {old[1]:>7} "
+              f"{'yes' if old[0] < window else 'NO':>5}")
+        window_budget = budget.measure(window, schemas)
+        laid = plan.plan(ws, staging, material.candidates, material.gc_report, window_budget)
+        layout = ("everything in full" if laid.full else
+                  ("catalogue" if laid.catalogued else "count") + " + related records per batch")
+        new = _first_call(laid.first(), schemas)
+        print(f"{window:>8} {'new: ' + layout:42} {len(laid.batches):>7} {new[0]:>17} {new[1]:>7} "
+              f"{'yes' if new[0] < window else 'NO':>5}")
+
+
 def main() -> None:
     print(f"counter: {get_counter().name}; fixed-part budget {FIXED_BUDGET} tokens")
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
@@ -95,6 +132,8 @@ def main() -> None:
         budget = str(FIXED_BUDGET) if key.startswith("fixed part") else ""
         print(f"{key:28} {empty[key]:>16} {big[key]:>20} {budget:>8}")
     print(f"fixed part / budget: {empty['fixed part (1st call)'] / FIXED_BUDGET:.2f}")
+    with tempfile.TemporaryDirectory() as c:
+        windows(_workspace(Path(c), 200, 10))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ disposition; a text-only turn ends nothing and is answered with a nudge. The loo
 `repair_turns` chances to fix what the final whole-workspace lint finds.
 
 The input comes from an InputPlan (memcli.consolidate.plan): when it has several batches of staging
-items, each next batch is a new user message once the previous one is fully disposed of, and the GC
-phase starts after the last. Before every call the conversation is trimmed to the context budget
+items, the conversation starts over from the instructions with each next batch once the previous
+one is fully disposed of (a short note says what the done batches came to), and the GC phase
+starts after the last. Before every call the conversation is trimmed to the context budget
 (memcli.consolidate.trim).
 """
 
@@ -100,21 +101,32 @@ class Conversation:
         self._finished = True
         return success(f"the {self.phase} phase is finished")
 
-    def _done_batch(self, at: int) -> None:
-        """The batch in message `at` is disposed of: its text gives way to a stub (never the prompt)."""
-        if at == 1:
-            text = prompts.render("integration", now=self.now, input=self.plan.first_done())
-        else:
-            text = self.plan.stub(self.batch)
-        self.messages[at] = {"role": "user", "content": text}
+    @property
+    def limit(self) -> int:
+        """Model calls allowed: max_iterations for each batch of staging items (one when all fit)."""
+        return self.max_iterations * len(self.plan.batches)
+
+    def _first(self, text: str) -> dict[str, Any]:
+        return {"role": "user", "content": prompts.render("integration", now=self.now, input=text)}
+
+    def _next_batch(self) -> None:
+        """Start over from the instructions with the next batch: the done batches' text and turns
+        give way to a note on what they came to (an 8k window cannot hold even stubs of 30 batches)."""
+        assert self.ledger is not None
+        self.batch += 1
+        self.ledger.reveal([item.id for item in self.plan.batches[self.batch]])
+        note = self.plan.progress(self.batch, self.ledger, self.tools.journal)
+        self.messages = [self.messages[0], self._first(self.plan.first(self.batch, note))]
 
     def _failed_turns(self) -> RunFailed:
         assert self.ledger is not None
         missing = self.ledger.missing()
         left = f"; {len(missing)} staging items still had no disposition" if missing else ""
+        count = len(self.plan.batches)
+        batches = f" x {count} batches of staging items" if count > 1 else ""
         return RunFailed(
-            f"the model did not finish within {self.max_iterations} model calls "
-            f"(consolidate.max_iterations; it was in the {self.phase} phase{left}); staging is kept"
+            f"the model did not finish within {self.limit} model calls (consolidate.max_iterations"
+            f"{batches}; it was in the {self.phase} phase{left}); staging is kept"
         )
 
     def _end_check(self, baseline: set[tuple[str, str, str]]) -> list[dict[str, Any]]:
@@ -138,11 +150,10 @@ class Conversation:
         self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
         self.messages = [
             {"role": "system", "content": prompts.load("system")},
-            {"role": "user", "content": prompts.render("integration", now=self.now, input=self.plan.first())},
+            self._first(self.plan.first()),
         ]
-        batch_at = 1  # the message that holds the current batch
         while True:
-            if self.iterations >= self.max_iterations:
+            if self.iterations >= self.limit:
                 raise self._failed_turns()
             schemas = self.tools.schemas()
             self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation)
@@ -164,17 +175,15 @@ class Conversation:
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
             if not self._finished:
                 continue
-            if self.phase == "integration" and not self.plan.full:
-                self._done_batch(batch_at)
             if self.phase == "integration" and self.batch + 1 < len(self.plan.batches):
-                self.batch += 1
-                self.ledger.reveal([item.id for item in self.plan.batches[self.batch]])
-                self.messages.append({"role": "user", "content": self.plan.batch_message(self.batch)})
-                batch_at = len(self.messages) - 1
+                self._next_batch()
                 continue
             if self.phase == "integration":
+                if not self.plan.full:  # the last batch's text gives way to the note, GC gets the room
+                    note = self.plan.progress(len(self.plan.batches), self.ledger, self.tools.journal)
+                    self.messages[1] = self._first(self.plan.done(note))
                 self.phase = self.tools.phase = "gc"
-                self.messages.append({"role": "user", "content": prompts.load("gc")})
+                self.messages.append({"role": "user", "content": self.plan.gc_message()})
                 continue
             problems = self._end_check(baseline)
             if not problems:

@@ -144,11 +144,12 @@ def _records_section(ws: Workspace) -> str:
     return "\n".join(parts)
 
 
-def reports_section(candidates: dict[str, Any] | None, gc_report: dict[str, Any] | None) -> str:
-    """The knowledge-candidate report, the gc-report and where knowledge is found."""
+def knowledge_section(candidates: dict[str, Any] | None, body: str | None = None) -> str:
+    """The knowledge-candidate report (`body`: its text when already rendered, else pretty JSON)."""
     report = candidates or {"candidates": [], "sources": []}
     empty = not report.get("sources")
-    parts = [
+    body = body or json.dumps(report, ensure_ascii=False, indent=1)
+    return (
         "# Knowledge-candidate report\n"
         + (
             "The report is empty: create no new knowledge file in this run (existing knowledge may be "
@@ -156,16 +157,24 @@ def reports_section(candidates: dict[str, Any] | None, gc_report: dict[str, Any]
             if empty
             else "New knowledge may derive only from the sources listed here.\n"
         )
-        + fence("knowledge-candidate report", json.dumps(report, ensure_ascii=False, indent=1), "json"),
-        "# GC material (gc-report)\n"
-        + (
-            fence("gc-report", json.dumps(gc_report, ensure_ascii=False, indent=1), "json")
-            if gc_report
-            else "No GC material in this run.\n"
-        ),
-        "# Knowledge\nKnowledge records are not listed here: find them with knowledge_search.\n",
-    ]
-    return "\n".join(parts)
+        + fence("knowledge-candidate report", body, "json")
+    )
+
+
+def gc_section(gc_report: dict[str, Any] | None, body: str | None = None) -> str:
+    return "# GC material (gc-report)\n" + (
+        fence("gc-report", body or json.dumps(gc_report, ensure_ascii=False, indent=1), "json")
+        if gc_report
+        else "No GC material in this run.\n"
+    )
+
+
+KNOWLEDGE_NOTE = "# Knowledge\nKnowledge records are not listed here: find them with knowledge_search.\n"
+
+
+def reports_section(candidates: dict[str, Any] | None, gc_report: dict[str, Any] | None) -> str:
+    """The knowledge-candidate report, the gc-report and where knowledge is found."""
+    return "\n".join([knowledge_section(candidates), gc_section(gc_report), KNOWLEDGE_NOTE])
 
 
 def build_input(

@@ -3,13 +3,17 @@
 When everything fits — every staging item, the summary, every decision and request in full, the
 reports — the model gets exactly that, in one message (small memories lose nothing). Otherwise:
 
-- the summary and the reports stay in full; the existing decisions and requests become a catalogue,
-  one line each (or, when even that is too long, a count and a pointer to memory_search);
-- the staging items come in batches that fit, in input order, each as its own user message once the
-  previous batch is fully disposed of (`finish_phase`), all within the one conversation and commit;
+- the summary stays in full; the existing decisions and requests become a catalogue, one line each
+  (or, when even that is too long, a count and a pointer to memory_search); the knowledge-candidate
+  report is compact and capped (memcli.consolidate.reports); the gc-report comes with the GC phase,
+  compact and capped to the room the done batches leave;
+- the staging items come in batches that fit, in input order; once every item of a batch has its
+  disposition (`finish_phase`), the conversation starts over from the instructions with the next
+  batch and a short note on what the batches before it came to (items, dispositions, records
+  changed): all within the one run, ledger, scratch copy and commit;
 - each batch comes with the full text of the records most related to its items (memcli.consolidate
   .related), read from the scratch copy when the batch is shown, so earlier batches' writes count;
-- a batch that is done is replaced by a one-line stub, so the next one has its room.
+- after the last batch, its text gives way to that note too, and the GC phase follows.
 
 A single item larger than the room left for a batch fails the run, before any model call, with
 its size and the window: staging is kept, nothing is left out silently.
@@ -17,19 +21,31 @@ its size and the window: staging is kept, nothing is left out silently.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.consolidate import related
+from memcli.consolidate import prompts, related, reports
 from memcli.consolidate.budget import Budget, tokens
 from memcli.consolidate.dispositions import Item, number_items
-from memcli.consolidate.inputs import StagingSet, _staging_section, build_input, fence, reports_section
+from memcli.consolidate.inputs import (
+    KNOWLEDGE_NOTE,
+    StagingSet,
+    _staging_section,
+    build_input,
+    fence,
+    gc_section,
+    knowledge_section,
+)
 from memcli.errors import MemcliError
 from memcli.workspace import SUMMARY_PATH, Workspace
 
 _TOOLS_NOTE = ("Not every record is shown in full here: memory_search finds more (by words), memory_read "
                "reads any record by its path. Look before writing a record that may already exist.\n")
-CATALOGUE_SHARE = 3  # the catalogue may take at most 1/3 of the room left after summary and reports
+PROGRESS_LINES = 20  # records named in the note on the batches done
+CATALOGUE_SHARE = 2  # the catalogue may take at most half of the room left after summary and reports
+KNOWLEDGE_SHARE = 4  # the knowledge-candidate report: at most a quarter of the input
+_GC_LATER = "# GC material (gc-report)\nShown with phase 2 (GC), once every staging item is integrated.\n"
 
 
 class TooLarge(MemcliError):
@@ -44,17 +60,35 @@ class InputPlan:
     batches: list[list[Item]]
     shared: str  # what every call keeps: the memory overview and the reports (all of it when `full`)
     full: bool
+    gc_report: dict[str, Any] | None = None  # shown with the GC phase when not `full`
     catalogued: bool = True  # every record has a catalogue line in `shared`
     room: int = 0  # tokens for one batch: its staging items and its related records
     _fields: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def first(self) -> str:
-        """The input of the first user message."""
-        return self.shared if self.full else self.batch(0) + "\n" + self.shared
+    def first(self, n: int = 0, progress: str = "") -> str:
+        """The input of the first user message while batch `n` is integrated (`progress`: the note on
+        the batches done before it)."""
+        return self.shared if self.full else progress + self.batch(n) + "\n" + self.shared
 
-    def first_done(self) -> str:
-        """The first message's input once its batch is done."""
-        return self.stub(0) + "\n" + self.shared
+    def done(self, progress: str) -> str:
+        """The first message's input once every batch is done: the GC phase follows."""
+        return progress + "\n" + self.shared
+
+    def progress(self, upto: int, ledger: Any, journal: Any) -> str:
+        """What batches 1..`upto` came to, in a few lines: their text gives way to the next batch."""
+        items = [item for batch in self.batches[:upto] for item in batch]
+        if not items:
+            return ""
+        acts = Counter(ledger.done[i.id].action for i in items if i.id in ledger.done)
+        changed = list(dict.fromkeys(f"- {e.op} {e.path}\n" for e in journal))
+        more = f"- and {len(changed) - PROGRESS_LINES} more\n" if len(changed) > PROGRESS_LINES else ""
+        which = f"Batches 1–{upto}" if upto > 1 else "Batch 1"
+        span = f"{items[0].id}–{items[-1].id}"
+        return (f"# Done so far in this run\n{which} of {len(self.batches)}: items {span} "
+                f"all have their disposition ({acts['integrated']} integrated, {acts['dropped']} dropped); "
+                "their text is left out to make room. Records this run changed so far (read one with "
+                "memory_read before writing near it):\n"
+                + ("".join(changed[:PROGRESS_LINES]) + more if changed else "- none\n") + "\n")
 
     def batch(self, n: int) -> str:
         items = self.batches[n]
@@ -77,17 +111,15 @@ class InputPlan:
         parts.append(_TOOLS_NOTE)
         return "\n".join(parts)
 
-    def batch_message(self, n: int) -> str:
-        return (f"Batch {n + 1} of {len(self.batches)}: more staging items. Every item of the earlier "
-                "batches has its disposition (records may have changed since: read them with memory_read). "
-                "Integrate these the same way: dispose of each item, then call finish_phase.\n\n"
-                + self.batch(n))
-
-    def stub(self, n: int) -> str:
-        items = self.batches[n]
-        return (f"[Batch {n + 1} of {len(self.batches)} (items {items[0].id}–{items[-1].id}) was shown here "
-                "and is done: every item has its disposition. Its text is left out to save room; read "
-                "records with memory_read.]\n")
+    def gc_message(self) -> str:
+        """The GC phase's user message: its prompt, after the gc-report when that was not shown yet."""
+        gc = prompts.load("gc")
+        if self.full or not self.gc_report:
+            return gc if self.full else gc_section(None) + "\n" + gc
+        body, left = reports.compact(self.gc_report, self.room - tokens(gc) - 100, tokens)
+        note = (f"{left} entries of the report were left out to fit the context window; the next run's "
+                "report names them again.\n" if left else "")
+        return gc_section(self.gc_report, body) + note + "\n" + gc
 
     def _record(self, rel: str) -> str:
         return f"## {rel}\n" + fence(f"record {rel}", related.read(self.ws, rel), "markdown")
@@ -134,12 +166,15 @@ def plan(ws: Workspace, staging: StagingSet, candidates: dict[str, Any] | None,
     whole = build_input(ws, staging, candidates, gc_report)
     if tokens(whole) <= budget.input:
         return InputPlan(ws, staging, budget, [items], whole, full=True)
-    reports = reports_section(candidates, gc_report)
+    body, left = reports.compact(candidates or {"candidates": [], "sources": []},
+                                 budget.input // KNOWLEDGE_SHARE, tokens)
+    note = f"{left} entries were left out to fit the context window.\n" if left else ""
+    notes = knowledge_section(candidates, body) + note + "\n" + _GC_LATER + "\n" + KNOWLEDGE_NOTE
     paths = related.record_paths(ws)
     lines = [related.catalogue_line(ws, rel) for rel in paths]
-    bare = tokens(_overview(ws, None, len(paths))) + tokens(reports)
+    bare = tokens(_overview(ws, None, len(paths))) + tokens(notes)
     catalogued = sum(tokens(line) - 4 for line in lines) <= (budget.input - bare) // CATALOGUE_SHARE
-    shared = _overview(ws, lines if catalogued else None, len(paths)) + "\n" + reports
+    shared = _overview(ws, lines if catalogued else None, len(paths)) + "\n" + notes
     room = budget.input - tokens(shared)
     if room <= 0:
         raise TooLarge(
@@ -147,6 +182,7 @@ def plan(ws: Workspace, staging: StagingSet, candidates: dict[str, Any] | None,
             f"({budget.describe()}); set memory.context_tokens to the model's real window, or use a model "
             "with a larger one for consolidation; staging is kept")
     batches = _batches(staging, numbered, room // 2, room) if items else [[]]
-    plan_ = InputPlan(ws, staging, budget, batches, shared, full=False, catalogued=catalogued, room=room)
+    plan_ = InputPlan(ws, staging, budget, batches, shared, full=False, gc_report=gc_report,
+                      catalogued=catalogued, room=room)
     plan_._fields = {item.id: fields for item, fields in numbered}
     return plan_

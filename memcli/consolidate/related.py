@@ -17,7 +17,7 @@ from memcli.workspace import KIND_DIRS, Kind, Workspace
 KINDS = (Kind.DECISION, Kind.REQUEST)
 PER_ITEM = 4  # hits asked for per staging item; the best of each item come first
 _QUERY_CHARS = 400  # an item's text as a query: its title and the start of its body are what matters
-_LINE_CHARS = 100
+_LINE_CHARS = 80
 
 
 def record_paths(ws: Workspace) -> list[str]:

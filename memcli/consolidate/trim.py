@@ -62,9 +62,12 @@ def fit(messages: list[dict[str, Any]], tools: list[dict[str, Any]], limit: int)
         msg = messages[i]
         if msg.get("role") != "tool" or str(msg.get("content", "")).startswith("[trimmed"):
             continue
-        before = estimate_prompt([msg], {})
-        msg["content"] = STUB.format(call=calls.get(msg.get("tool_call_id", ""), "an earlier tool call"))
-        total += estimate_prompt([msg], {}) - before
+        stub = {**msg, "content": STUB.format(call=calls.get(msg.get("tool_call_id", ""), "an earlier call"))}
+        saved = estimate_prompt([msg], {}) - estimate_prompt([stub], {})
+        if saved <= 0:
+            continue  # a short result stays: its stub would not be shorter
+        messages[i] = stub
+        total -= saved
         trimmed += 1
         if total < limit:
             return trimmed
