@@ -105,7 +105,7 @@ def windows(ws: Workspace) -> None:
 
     ws.__dict__["state_dir"] = ws.root / ".memcli"  # as a run's scratch copy: its own search index
     staging, material = inputs.load_staging(ws), _material(ws)
-    schemas = tool_schemas("integration") + [DISPOSE, FINISH]
+    schemas = tool_schemas("integration") + [PROJECT_DOCS, DISPOSE, FINISH]
     old = _first_call(inputs.build_input(ws, staging, material.candidates, material.gc_report), schemas)
     print("\n10 staging files (60 items) over 200 records, with the run's knowledge-candidate and gc "
           "reports; 1st call = system + integration message + tool schemas")

@@ -33,11 +33,11 @@ from memcli.consolidate.inputs import (
     StagingSet,
     _staging_section,
     build_input,
-    fence,
     gc_section,
     knowledge_section,
 )
 from memcli.errors import MemcliError
+from memcli.fence import fence
 from memcli.workspace import SUMMARY_PATH, Workspace
 
 _TOOLS_NOTE = ("Not every record is shown in full here: memory_search finds more (by words), memory_read "
