@@ -1,11 +1,13 @@
 """Start-up of the commit path and of the model commands, side by side with their baselines.
 
-Usage: python bench/startup_bench.py [--records 10000] [--runs 7] [--skip-model]
+Usage: python bench/startup_bench.py [--records 10000] [--runs 7] [--skip-model] [--before CHECKOUT]
 
   commit path   `memcli lint --paths-only ONE.md` in a generated workspace (bench/lint_bench.py's
                 generator) with a warm cache, median wall and CPU of cold processes:
                   the lean route (memcli.entry → memcli.lint_hook, what the hook runs now) beside
-                  the Typer route (memcli.cli, what it ran before) and a bare `python -c pass`;
+                  the Typer route (memcli.cli, what it ran before) and a bare `python -c pass`,
+                interleaved run by run, once the generated files are old enough for the cache to
+                trust their stats; with --before, the same routes of another checkout too;
                 then the biggest imports of the lean route (`python -X importtime`).
   model command `memcli extract` of one real transcript against the scripted model server, run on a
                 pseudo-terminal: seconds to the first progress line, to the first model request,
@@ -37,32 +39,60 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from lint_bench import _time, generate  # noqa: E402
 from support.fake_llm import FAKE_KEY, FAKE_MODEL, FakeLLM  # noqa: E402
 
+from memcli.lint.cache import CACHE_FILE, SETTLE_NS  # noqa: E402
+
 TRANSCRIPT = (REPO / "tests/fixtures/transcripts/claude-code/codemie-ai__codemie-code/-tmp-private/"
               "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
 ROUTES = {"lean": "from memcli.entry import main; main()", "typer": "from memcli.cli import main; main()"}
 
 
-def commit_path(records: int, runs: int) -> None:
+def commit_path(records: int, runs: int, before: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="memcli-startup-") as tmp:
-        root, state = Path(tmp) / "ws", Path(tmp) / "state"
+        root = Path(tmp) / "ws"
         paths = generate(root, records)
         one = next(p for p in paths if p.startswith("memory/decisions/"))
-        env = {**os.environ, "MEMCLI_STATE_DIR": str(state)}
-        env.pop("GITHUB_ACTIONS", None)
         py = sys.executable
         argv = ["lint", "--paths-only", one]
         os.chdir(root)
-        _time([py, "-c", ROUTES["lean"], *argv], env, 1)  # warm the cache
-        rows = [("python -c pass", *_time([py, "-c", "pass"], env, runs)[:2])]
-        for name, code in ROUTES.items():
-            wall, cpu, _ = _time([py, "-c", code, *argv], env, runs)
-            rows.append((f"lint --paths-only ONE, {name} route", wall, cpu))
-        print(f"commit path: {len(paths)} records, warm cache, median of {runs} cold processes, "
-              f"load average {os.getloadavg()[0]:.1f}")
+        # Each checkout has its own state dir: the cache's fingerprint covers memcli's lint code,
+        # so two versions sharing one would keep throwing each other's cache away.
+        checkouts = {"": REPO, **({" (before)": before} if before else {})}
+        envs = {}
+        for tag, checkout in checkouts.items():
+            env = {**os.environ, "MEMCLI_STATE_DIR": str(Path(tmp) / f"state{len(envs)}"),
+                   "PYTHONPATH": os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")])}
+            env.pop("GITHUB_ACTIONS", None)
+            envs[tag] = env
+        # The cache trusts a file's stat only once the file has been still for SETTLE_NS (racy
+        # git): warming it right after generating would leave the newest files to be read and
+        # hashed, and the cache rewritten, by whichever route is timed first.
+        time.sleep(SETTLE_NS / 1e9 + 0.5)
+        commands = {"python -c pass": ([py, "-c", "pass"], envs[""])}
+        for tag, env in envs.items():
+            for name, code in ROUTES.items():
+                commands[f"lint --paths-only ONE, {name} route{tag}"] = ([py, "-c", code, *argv], env)
+        for cmd, env in commands.values():  # warm the caches: memcli's, and the OS's for each route
+            _time(cmd, env, 1)
+        caches = [Path(env["MEMCLI_STATE_DIR"]) / CACHE_FILE for env in envs.values()]
+        stamps = [cache.stat().st_mtime_ns for cache in caches]
+        # Interleaved, one run of each per round: load from elsewhere hits every route alike.
+        times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
+        for _ in range(runs):
+            for label, (cmd, env) in commands.items():
+                times[label].append(_time(cmd, env, 1)[:2])
+        rewritten = [cache.stat().st_mtime_ns for cache in caches] != stamps
+        print(f"commit path: {len(paths)} records, warm cache, median of {runs} cold processes "
+              f"(interleaved), load average {os.getloadavg()[0]:.1f}"
+              + (" -- WARNING: the timed runs rewrote a cache" if rewritten else ""))
+        if before:
+            print(f"  (before) = the routes of {before}")
+        rows = [(label, statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+                for label, got in times.items()]
         typer_wall, typer_cpu = rows[2][1], rows[2][2]
         for label, wall, cpu in rows:
-            print(f"  {label:<40} {wall * 1000:7.0f} ms wall ({wall / typer_wall:4.2f}x typer)"
+            print(f"  {label:<49} {wall * 1000:7.0f} ms wall ({wall / typer_wall:4.2f}x typer)"
                   f" {cpu * 1000:7.0f} ms cpu ({cpu / typer_cpu:4.2f}x)")
+        env = envs[""]
         done = subprocess.run([py, "-X", "importtime", "-c", ROUTES["lean"], *argv], env=env,
                               capture_output=True, text=True)
         top = []
@@ -141,8 +171,10 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--skip-model", action="store_true")
+    ap.add_argument("--before", type=Path, metavar="CHECKOUT",
+                    help="also time the commit path's routes of another memcli checkout (e.g. main)")
     args = ap.parse_args()
-    commit_path(args.records, args.runs)
+    commit_path(args.records, args.runs, args.before.resolve() if args.before else None)
     if not args.skip_model:
         model_command(max(3, args.runs // 2))
 
