@@ -3,12 +3,8 @@ one line on stderr and the traceback (with versions) in a log file."""
 
 from __future__ import annotations
 
-import datetime as dt
-import importlib
 import os
-import platform
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +20,11 @@ def crash_log_dir() -> Path:
 
 
 def _write_crash_log(exc: BaseException) -> Path | None:
+    # Imported here: every command passes through this module, only a crash needs them.
+    import datetime as dt
+    import platform
+    import traceback
+
     from memcli import __version__
 
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
@@ -45,6 +46,8 @@ def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type,
     vendors its own copy (`typer._click`), older Typer uses the `click` package; accept both."""
     if "typer" not in sys.modules:  # a lean entry (memcli.entry): nothing can raise them
         return (), (), ()
+    import importlib
+
     import typer
 
     exits: list[type] = [typer.Exit]

@@ -37,12 +37,20 @@ _Entry = list  # [findings as tuples or None, facts as a tuple or None]
 # A file's size, mtime_ns, ctime_ns and inode, packed (bytes load far faster than tuples of big
 # ints) and stored in front of its content key.
 _STAMP = struct.Struct("<QqqQ")  # inode numbers may use all 64 bits; times may be negative
+_NO_FACTS = RecordFacts()
 
 
 def fingerprint(config: LintConfig) -> str:
     from memcli import __version__
 
     return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}:{config.model_dump_json()}").hex()
+
+
+def _row(facts: RecordFacts) -> tuple:
+    return (facts.replaced_by, facts.replaced_by_line, facts.requires, facts.requires_line, facts.needles)
+
+
+_NO_FACTS_ROW = _row(_NO_FACTS)
 
 
 class ResultCache:
@@ -141,16 +149,15 @@ class ResultCache:
 
     def facts(self, key: bytes) -> RecordFacts | None:
         cached = self._entry(key)[1]
-        return None if cached is None else RecordFacts(*cached)
+        if cached is None:
+            return None
+        # Most records name nothing the reference rules follow: one shared value for all of them
+        # instead of thousands of equal ones (a frozen dataclass is slow to build; the warm commit
+        # path asks for every record's facts).
+        return _NO_FACTS if cached == _NO_FACTS_ROW else RecordFacts(*cached)
 
     def put_facts(self, key: bytes, facts: RecordFacts) -> None:
-        self._entry(key)[1] = (
-            facts.replaced_by,
-            facts.replaced_by_line,
-            facts.requires,
-            facts.requires_line,
-            facts.needles,
-        )
+        self._entry(key)[1] = _row(facts)
         self._dirty = True
 
     def derived(self, name: str, inputs: bytes) -> object | None:
