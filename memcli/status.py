@@ -1,9 +1,10 @@
 """`memcli status`: the pipeline at a glance.
 
-Sessions pending extraction (a dry extract plan), staging files and bytes against
-the `--if-needed` trigger, who holds the consolidation lock, and the last extract and
-consolidation runs (when, result, tokens, cost). A scheduled run that failed or was killed makes
-`status` exit 1, so monitoring notices instead of trusting a silent cron job.
+Sessions pending extraction (a dry extract plan), staging files and bytes against the
+`--if-needed` trigger, shared-staging items whose removal from their refs is still pending, who
+holds the consolidation lock, and the last extract and consolidation runs (when, result, tokens,
+cost). A scheduled run that failed or was killed makes `status` exit 1, so monitoring notices
+instead of trusting a silent cron job.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from memcli.consolidate import inputs, journal, lock
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.merge.setup import driver_configured
 from memcli.search.semantic import describe as search_mode
+from memcli.team.state import SharedState
 from memcli.workspace import Workspace
+
+CLEAR_COMMAND = "memcli staging clear"
 
 
 def _pending_sessions(ws: Workspace) -> dict[str, int]:
@@ -33,6 +37,14 @@ def _pending_sessions(ws: Workspace) -> dict[str, int]:
                 apply_resets=False)
     return {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
             "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}
+
+
+def _pending_removals(ws: Workspace) -> dict[str, Any]:
+    """Published items this clone consolidated but has not yet removed from their refs
+    (`consolidate --keep-published`, or a removal that could not reach the remote). Until they
+    are removed, other clones can still pull and consolidate them again."""
+    ids = SharedState.load(ws).pending
+    return {"count": len(ids), "ids": ids, "retry": CLEAR_COMMAND if ids else None}
 
 
 def _run_state(run: dict[str, Any] | None, holder: lock.LockInfo | None) -> dict[str, Any] | None:
@@ -72,6 +84,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "sessions_pending": _pending_sessions(ws),
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
+        "shared_staging_pending": _pending_removals(ws),
         "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
         "last_extract": _extract_state(history.last(ws, "extract")),
         "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),
@@ -121,6 +134,10 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
     due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
     lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
                  f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")
+    removals = data["shared_staging_pending"]
+    if removals["count"]:
+        lines.append(f"  shared staging:     {removals['count']} used items still published, their removal "
+                     f"from the shared refs pending; `{removals['retry']}` removes them")
     held = data["lock"]
     if held is None:
         lines.append("  consolidation lock: free")

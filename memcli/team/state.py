@@ -40,7 +40,9 @@ class SharedState:
             return cls()
         if not isinstance(data, dict):
             return cls()
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        empty = cls()  # a field of the wrong shape (a hand edit) is read as empty, never a crash
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__
+                      if isinstance(data.get(k), type(getattr(empty, k)))})
 
     def save(self, ws: Workspace) -> None:
         data = {k: getattr(self, k) for k in self.__dataclass_fields__}
