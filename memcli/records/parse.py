@@ -8,41 +8,49 @@ turn it into findings and go on with the other files. BOM and CRLF line ends are
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import ValidationError
 
-from memcli.records import fastyaml
 from memcli.records.models import FIELD_ALIASES, MODELS
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
 from memcli.workspace import Kind
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
 _RESOLVED: dict[tuple[Any, Any, Any], str] = {}
 _RESOLVED_MAX = 50_000
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, remembering how plain scalars resolve (`created_at`, `true`, `[3, 18]`...).
+@functools.cache
+def loader_class() -> type:
+    """The safe loader (libyaml's when built), remembering how plain scalars resolve
+    (`created_at`, `true`, `[3, 18]`...).
 
     The parser asks the Python resolver for the tag of every node, and the answer depends only on
     (node kind, text, implicit flags) while no path resolvers are registered (none are), so keys
-    and recurring values of thousands of records are resolved once instead of once each.
+    and recurring values of thousands of records are resolved once instead of once each. Built
+    on first use: the commit hook's warm lint parses no record and need not import PyYAML.
     """
+    import yaml
 
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if self.yaml_path_resolvers:
-            return super().resolve(kind, value, implicit)
-        key = (kind, value, implicit)
-        tag = _RESOLVED.get(key)
-        if tag is None:
-            tag = super().resolve(kind, value, implicit)
-            if len(_RESOLVED) < _RESOLVED_MAX:
-                _RESOLVED[key] = tag
-        return tag
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            if self.yaml_path_resolvers:
+                return super().resolve(kind, value, implicit)
+            key = (kind, value, implicit)
+            tag = _RESOLVED.get(key)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_RESOLVED) < _RESOLVED_MAX:
+                    _RESOLVED[key] = tag
+            return tag
+
+    return _Loader
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,8 @@ class ParsedRecord:
 
 def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]:
     """Top-level key → line (1-based, in file), and (message, line) of each duplicate key."""
+    import yaml
+
     lines: dict[str, int] = {}
     duplicates: list[tuple[str, int]] = []
     if isinstance(node, yaml.MappingNode):
@@ -91,7 +101,11 @@ def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]
 
 
 def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]:
-    loader = _Loader(front)
+    import yaml
+
+    from memcli.records import fastyaml
+
+    loader = loader_class()(front)
     try:
         node = loader.get_single_node()
         if node is None:

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from memcli import secrets
-from memcli.records.parse import _Loader
+from memcli.records.parse import loader_class
 
 FRAGMENTS = (
     "password",
@@ -103,7 +103,7 @@ DOCS = (
 @pytest.mark.parametrize("doc", DOCS)
 def test_the_remembering_loader_resolves_like_pyyaml(doc: str) -> None:
     for _ in range(2):  # the second time from memory
-        loader = _Loader(doc)
+        loader = loader_class()(doc)
         try:
             ours = loader.get_single_data()
         finally:
