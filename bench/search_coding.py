@@ -25,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import embedding_args  # noqa: E402
 from coding_set import QUESTIONS, RECORDS  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,16 +56,11 @@ def memcli_rankings(embedder=None) -> list[list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         write_workspace(Path(tmp))
         with SearchIndex(Path(tmp)) as index:
-            return [[h.slug for h in index.search(q, limit=DEPTH, embedder=embedder)] for q, *_ in QUESTIONS]
-
-
-def embedder_from(args: argparse.Namespace):
-    """An Embedder for --embedding-model (all records embedded at the first search)."""
-    if not args.embedding_model:
-        return None
-    from memcli.search.semantic import Embedder
-
-    return Embedder(args.embedding_model, args.embedding_api_base, batch=64, budget_s=1e9, timeout_s=600)
+            out = []
+            for q, *_ in QUESTIONS:
+                out.append([h.slug for h in index.search(q, limit=DEPTH, embedder=embedder)])
+                embedding_args.check(index)
+            return out
 
 
 def bm25_rankings() -> list[list[str]]:
@@ -140,14 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, help="another memcli checkout to measure beside this one")
     parser.add_argument("--half", choices=["A", "B"], help="only this half (A: tuning, B: reported)")
     parser.add_argument("--rankings-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--embedding-model", help="litellm embedding model: adds a 'memcli hybrid' column")
-    parser.add_argument("--embedding-api-base", help="its api base (e.g. a local OpenAI-compatible server)")
+    embedding_args.add(parser, "adds a 'memcli hybrid' column")
     args = parser.parse_args(argv)
     if args.rankings_only:
         print(json.dumps(memcli_rankings()))
         return 0
     results = {"memcli": memcli_rankings()}
-    embedder = embedder_from(args)
+    embedder = embedding_args.embedder(args)
     if embedder is not None:
         results["memcli hybrid"] = memcli_rankings(embedder)
     if args.before:

