@@ -26,7 +26,7 @@ from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
 if TYPE_CHECKING:
-    from memcli.search.semantic import Embedder, VectorStats
+    from memcli.search.semantic import Embedder, VectorCache, VectorStats
 
 SCHEMA_VERSION = 5
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
@@ -77,6 +77,7 @@ class SearchIndex:
         self.db_path = db_path
         self.conn = self._open()
         self.vectors: VectorStats | None = None  # set by a search with an embedder
+        self.vector_cache: VectorCache | None = None  # the record vectors, kept between searches
 
     @classmethod
     def for_workspace(cls, ws: Workspace) -> SearchIndex:
@@ -134,6 +135,7 @@ class SearchIndex:
     def recover(self) -> None:
         """Throw the index away and start again (after a DatabaseError mid-query)."""
         self.conn.close()
+        self.vector_cache = None  # keyed by this connection's counters
         self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
 
     # -- incremental refresh -----------------------------------------------------------------
@@ -272,7 +274,9 @@ class SearchIndex:
         if embedder is not None:
             from memcli.search import semantic
 
-            self.vectors = semantic.update(self.conn, embedder)
+            if self.vector_cache is None:
+                self.vector_cache = semantic.VectorCache()
+            self.vectors = semantic.update(self.conn, embedder, self.vector_cache)
             if self.vectors.error:
                 embedder = None
         kwargs = dict(types=types, kind=kind, status=status, include_replaced=include_replaced, limit=limit,

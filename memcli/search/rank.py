@@ -70,6 +70,10 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     groups = query_groups(query)
     if not groups or limit <= 0:
         return []
+    if embedder is not None:
+        from memcli.search import semantic
+
+        query_vector = semantic.start_query(embedder, query)  # overlaps with the lexical ranking
     groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
     where, args = _filters(types, kind, status)
     sql = (
@@ -93,12 +97,12 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     replaced.demote(index.conn, scores, terms, groups, keep_all=include_replaced or status == "replaced")
     if embedder is not None:
         from memcli.llm import LLMError
-        from memcli.search import semantic
 
         depth = max(8 * limit, _CANDIDATES)
         lexical = sorted(scores, key=lambda d: (-scores[d], d))[:depth]
         try:
-            meaning = semantic.ranking(index.conn, embedder, query, where, args, depth)
+            meaning = semantic.ranking(index.conn, embedder.space, query_vector.result(), where, args, depth,
+                                       index.vector_cache)
         except LLMError as exc:  # the query could not be embedded: lexical this time, and say so
             meaning = []
             if index.vectors is not None:

@@ -21,11 +21,13 @@ import sqlite3
 import time
 from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memcli.config import SearchConfig
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from memcli.workspace import Workspace
 
 
@@ -95,13 +97,34 @@ def unavailable() -> str | None:
     return f"{' and '.join(missing)} not installed: {INSTALL_LINE}" if missing else None
 
 
-def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
+class VectorCache:
+    """One model's record vectors as a numpy matrix, kept by a SearchIndex from one search to the
+    next while the index is unchanged: reading and stacking 10 000 vectors from SQLite costs more
+    than a whole lexical query. "Unchanged" is this connection's count of written rows
+    (`total_changes`) and other connections' commits (`PRAGMA data_version`), so a record edited or
+    embedded by another memcli process is seen too."""
+
+    def __init__(self) -> None:
+        self.complete: tuple[object, ...] | None = None  # index state in which no vector was missing
+        self.key: tuple[object, ...] | None = None
+        self.ids: Any = None  # record ids, numpy int64
+        self.replaced: Any = None  # numpy bool: a replaced decision (never ranked by meaning)
+        self.matrix: Any = None  # numpy float32, one unit-length row per id
+
+
+def _state(conn: sqlite3.Connection, space: str) -> tuple[object, ...]:
+    return space, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+def update(conn: sqlite3.Connection, embedder: Embedder, cache: VectorCache | None = None) -> VectorStats:
     """Embed the records that have no vector for this model yet, within the time budget."""
     from memcli.llm import LLMError
 
     why = unavailable()
     if why:
         return VectorStats(error=why)
+    if cache is not None and cache.complete == _state(conn, embedder.space):
+        return VectorStats()  # nothing written since every record had its vector
     rows = conn.execute(
         "SELECT d.hash, d.slug, t.summary, t.body FROM docs d JOIN texts t USING (id) WHERE NOT EXISTS"
         " (SELECT 1 FROM vectors v WHERE v.hash = d.hash AND v.model = ?)", (embedder.space,)).fetchall()
@@ -127,28 +150,62 @@ def update(conn: sqlite3.Connection, embedder: Embedder) -> VectorStats:
         stats.missing -= len(chunk)
     if stats.embedded:  # vectors of records edited or deleted since: their hash is gone
         conn.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT hash FROM docs)")
+    if cache is not None and not stats.missing and not stats.error:
+        cache.complete = _state(conn, embedder.space)
     return stats
 
 
-def ranking(conn: sqlite3.Connection, embedder: Embedder, query: str, where: str, args: list[object],
-            depth: int) -> list[int]:
-    """Record ids by cosine similarity to `query`, best first (replaced decisions left out: they
-    only appear through the lexical side, where replaced.py can tell whether the query is about
-    them). Raises memcli.llm.LLMError when the query cannot be embedded."""
+def start_query(embedder: Embedder, query: str) -> Future[bytes]:
+    """The query's vector, computed on a worker thread while the lexical ranking runs: the call
+    mostly waits on the model's server, so the two overlap. `.result()` raises LLMError."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(lambda: embedder.embed([query], query=True)[0])
+    pool.shutdown(wait=False)
+    return future
+
+
+def ranking(conn: sqlite3.Connection, space: str, qvec: bytes, where: str, args: list[object], depth: int,
+            cache: VectorCache | None = None) -> list[int]:
+    """Record ids by cosine similarity to the query vector, best first (replaced decisions left
+    out: they only appear through the lexical side, where replaced.py can tell whether the query
+    is about them; records embedded at another dimension are skipped)."""
     import numpy as np
 
-    (qvec,) = embedder.embed([query], query=True)
-    rows = conn.execute(
-        "SELECT d.id, v.vec FROM docs d JOIN vectors v ON v.hash = d.hash AND v.model = ?"
-        f" WHERE (d.status IS NULL OR d.status != 'replaced'){where}", [embedder.space, *args]).fetchall()
-    q = np.frombuffer(qvec, dtype=np.float32)
-    rows = [(doc_id, vec) for doc_id, vec in rows if len(vec) == len(qvec)]  # another dimension: skip
-    if not rows:
+    ids, replaced, matrix = _matrix(conn, space, len(qvec), cache)
+    if not len(ids):
         return []
-    matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32).reshape(len(rows), -1)
-    sims = matrix @ q
-    best = np.argsort(-sims, kind="stable")[:depth]
-    return [rows[i][0] for i in best]
+    keep = ~replaced
+    if where:
+        allowed = [doc_id for (doc_id,) in conn.execute(f"SELECT d.id FROM docs d WHERE 1 = 1{where}", args)]
+        keep &= np.isin(ids, allowed)
+    sims = matrix @ np.frombuffer(qvec, dtype=np.float32)
+    sims[~keep] = -np.inf
+    depth = min(depth, int(keep.sum()))
+    if depth <= 0:
+        return []
+    top = np.argpartition(-sims, depth - 1)[:depth]  # the best `depth` rows, then only those sorted
+    top = top[np.lexsort((ids[top], -sims[top]))]
+    return [int(doc_id) for doc_id in ids[top]]
+
+
+def _matrix(conn: sqlite3.Connection, space: str, width: int,
+            cache: VectorCache | None) -> tuple[Any, Any, Any]:
+    import numpy as np
+
+    key = (*_state(conn, space), width)
+    if cache is not None and cache.key == key:
+        return cache.ids, cache.replaced, cache.matrix
+    rows = conn.execute(
+        "SELECT d.id, d.status IS 'replaced', v.vec FROM docs d JOIN vectors v ON v.hash = d.hash"
+        " AND v.model = ? WHERE length(v.vec) = ?", (space, width)).fetchall()
+    ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    replaced = np.fromiter((bool(row[1]) for row in rows), dtype=bool, count=len(rows))
+    matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32).reshape(len(rows), width // 4)
+    if cache is not None:
+        cache.key, cache.ids, cache.replaced, cache.matrix = key, ids, replaced, matrix
+    return ids, replaced, matrix
 
 
 def fuse(lexical: list[int], semantic: list[int], k: int) -> dict[int, float]:

@@ -8,7 +8,7 @@ import pytest
 from support.fake_llm import bag_of_words
 
 from memcli.cli import main
-from memcli.search import SearchIndex
+from memcli.search import SearchIndex, index_path
 from memcli.search.semantic import Embedder
 from memcli.workspace import Workspace
 
@@ -132,6 +132,30 @@ def test_config_sets_the_query_and_document_forms(records):
     got = Embedder.from_config(Workspace.open(records.root).config.search)
     assert (got.query_type, got.document_type, got.query_prefix, got.document_prefix) == (
         "query", "passage", "q: ", "")
+
+
+def test_filters_apply_to_the_meaning_side_too(ws, records):
+    records.knowledge("orders-store", "Where orders live", "The canonical store of record for orders.")
+    query = "which store is the source of truth"
+    with SearchIndex(ws.root) as index:
+        assert {"orders-store", "postgres-canonical"} <= set(slugs(index.search(query, embedder=embedder())))
+        hits = index.search(query, types=["decision"], embedder=embedder())
+        assert slugs(hits)[0] == "postgres-canonical" and "orders-store" not in slugs(hits)
+        hits = index.search(query, types=["knowledge"], embedder=embedder())
+    assert slugs(hits) == ["orders-store"]
+
+
+def test_kept_vectors_follow_edits_made_by_another_process(ws, records, tmp_path):
+    query = "which store is the source of truth"
+    db = index_path(tmp_path / "state", ws.root)
+    with SearchIndex(ws.root, db) as first, SearchIndex(ws.root, db) as second:
+        assert slugs(first.search(query, embedder=embedder()))[0] == "postgres-canonical"
+        records.decision("postgres-canonical", "Postgres holds the order data.")
+        records.decision("redis-cache", "Redis is now the canonical store of the carts.")
+        second.search("redis", embedder=embedder())  # refreshes and embeds both edits
+        hits = first.search(query, embedder=embedder())  # nothing left for it to write itself
+        assert first.vectors.embedded == 0
+    assert slugs(hits)[0] == "redis-cache"
 
 
 def test_time_budget_leaves_the_rest_for_later_searches(ws, fake_llm):
