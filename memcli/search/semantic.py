@@ -39,7 +39,7 @@ class Embedder:
     batch: int = 32
     budget_s: float = 3.0
     timeout_s: float = 30.0
-    fusion_k: int = 10
+    fusion_k: int = 2
     query_prefix: str = ""
     document_prefix: str = ""
     query_type: str | None = None
