@@ -88,7 +88,7 @@ def source_yaml(source: Any) -> str:
     return f"  - session_id: {sid if plain else json.dumps(sid)}\n    range: [{start}, {end}]\n"
 
 
-def _staging_section(staging: StagingSet, only: set[str] | None = None, batch: str = "",
+def staging_section(staging: StagingSet, only: set[str] | None = None, batch: str = "",
                      numbered: list[tuple[Item, dict[str, Any]]] | None = None) -> str:
     """The staging items (those in `only` when given: one batch), grouped by their staging file;
     `numbered` is number_items(staging) when the caller has it already."""
@@ -185,5 +185,5 @@ def build_input(
 ) -> str:
     """The whole integration message body with every record in full (the phase instructions come from
     the prompt file); memcli.consolidate.plan uses it as is when it fits the context budget."""
-    parts = [_staging_section(staging), _records_section(ws), reports_section(candidates, gc_report)]
+    parts = [staging_section(staging), _records_section(ws), reports_section(candidates, gc_report)]
     return "\n".join(parts)

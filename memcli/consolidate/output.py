@@ -45,6 +45,8 @@ class RunResult:
     tool_calls: int = 0
     repair_turns: int = 0
     dispositions: list[dict[str, Any]] = field(default_factory=list)  # per staging item
+    batches: int = 1  # the staging items came in this many batches to fit the context window
+    trimmed: int = 0  # old tool results (and call arguments) trimmed to fit it
 
     def absorb(self, convo: Any) -> None:
         usage = convo.usage
@@ -53,6 +55,7 @@ class RunResult:
             self.cost_usd = usage.cost_usd
         self.model_calls, self.tool_calls = convo.iterations, convo.tool_calls
         self.repair_turns = convo.repairs
+        self.batches, self.trimmed = len(convo.plan.batches), convo.trimmed
         if convo.ledger is not None:
             self.dispositions = convo.ledger.to_json()
 
@@ -61,7 +64,10 @@ class RunResult:
         return self.prompt_tokens + self.completion_tokens
 
     def stats_line(self, model: str) -> str:
-        return f"Model {model}: {self.model_calls} calls, {self.tokens} tokens, {_cost(self.cost_usd)}."
+        line = f"Model {model}: {self.model_calls} calls, {self.tokens} tokens, {_cost(self.cost_usd)}."
+        if self.batches > 1:
+            line += f" Staging items in {self.batches} batches to fit the context window."
+        return line
 
     def to_history(self, running: bool = False) -> dict[str, Any]:
         return {
@@ -85,6 +91,7 @@ class RunResult:
         data["invalid_staging"] = [{"file": f, "why": w} for f, w in self.invalid]
         data["consumed"] = self.consumed
         data["dispositions"] = self.dispositions
+        data["batches"], data["trimmed"] = self.batches, self.trimmed
         data["kept_edits"] = self.kept
         if self.note:
             data["note"] = self.note

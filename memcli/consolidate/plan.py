@@ -31,10 +31,10 @@ from memcli.consolidate.dispositions import Item, number_items
 from memcli.consolidate.inputs import (
     KNOWLEDGE_NOTE,
     StagingSet,
-    _staging_section,
     build_input,
     gc_section,
     knowledge_section,
+    staging_section,
 )
 from memcli.errors import MemcliError
 from memcli.fence import fence
@@ -63,7 +63,7 @@ class InputPlan:
     gc_report: dict[str, Any] | None = None  # shown with the GC phase when not `full`
     catalogued: bool = True  # every record has a catalogue line in `shared`
     room: int = 0  # tokens for one batch: its staging items and its related records
-    _fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fields: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id → its staging fields
 
     def first(self, n: int = 0, progress: str = "") -> str:
         """The input of the first user message while batch `n` is integrated (`progress`: the note on
@@ -95,9 +95,9 @@ class InputPlan:
         ids = {item.id for item in items}
         where = (f"; batch {n + 1} of {len(self.batches)}, the next comes after finish_phase"
                  if len(self.batches) > 1 else "")
-        staged = _staging_section(self.staging, ids, where)
+        staged = staging_section(self.staging, ids, where)
         rest = self.room - tokens(staged) - tokens(_TOOLS_NOTE) - 50  # headers
-        queries = [related.item_query(self._fields[item.id]) for item in items]
+        queries = [related.item_query(self.fields[item.id]) for item in items]
         found = related.related_paths(self.ws, queries)
         full, left = related.within(rest, found, self._record, tokens)
         lines: list[str] = []
@@ -146,10 +146,10 @@ def _batches(staging: StagingSet, numbered: list[tuple[Item, dict[str, Any]]], c
     for item, _ in numbered:
         if out:
             ids = {i.id for i in out[-1]} | {item.id}
-            if tokens(_staging_section(staging, ids, numbered=numbered)) <= cap:
+            if tokens(staging_section(staging, ids, numbered=numbered)) <= cap:
                 out[-1].append(item)
                 continue
-        alone = tokens(_staging_section(staging, {item.id}, numbered=numbered))
+        alone = tokens(staging_section(staging, {item.id}, numbered=numbered))
         if alone > most:
             raise TooLarge(
                 f"staging item {item.label()} alone is about {alone} tokens, more than the {most} the "
@@ -182,7 +182,5 @@ def plan(ws: Workspace, staging: StagingSet, candidates: dict[str, Any] | None,
             f"({budget.describe()}); set memory.context_tokens to the model's real window, or use a model "
             "with a larger one for consolidation; staging is kept")
     batches = _batches(staging, numbered, room // 2, room) if items else [[]]
-    plan_ = InputPlan(ws, staging, budget, batches, shared, full=False, gc_report=gc_report,
-                      catalogued=catalogued, room=room)
-    plan_._fields = {item.id: fields for item, fields in numbered}
-    return plan_
+    return InputPlan(ws, staging, budget, batches, shared, full=False, gc_report=gc_report,
+                     catalogued=catalogued, room=room, fields={item.id: f for item, f in numbered})

@@ -4,6 +4,8 @@ old tool results trimmed, and a small memory still pasted in full."""
 
 from __future__ import annotations
 
+import json
+
 from consolidate.helpers import (
     configure,
     decision,
@@ -71,10 +73,12 @@ def _dispose_shown(body: dict) -> Reply:
     return Reply(tool_calls=[finish_call()])
 
 
-def test_small_window_gets_the_related_record_not_the_unrelated_ones(example_ws, fake_llm):
+def test_small_window_gets_the_related_record_not_the_unrelated_ones(example_ws, fake_llm, capsys):
     ws = _workspace(example_ws)
     fake_llm.responder = _dispose_shown
-    assert run(ws, Options()) == 0
+    assert run(ws, Options(json=True)) == 0
+    report = json.loads(capsys.readouterr().out)["runs"][0]
+    assert report["batches"] == sum(1 for r in fake_llm.requests if len(r["messages"]) == 2)
     assert all(size < WINDOW for size in _sizes(fake_llm))
     first = fake_llm.requests[0]["messages"][1]["content"]
     assert TARGET_BODY in first  # the related record, in full
@@ -165,3 +169,18 @@ def test_everything_fits_is_pasted_in_full_as_before(repo_ws, fake_llm):
         assert path.read_text(encoding="utf-8") in first
     assert "Catalogue" not in first and "Batch " not in first and "batch 1 of" not in first
     assert git(repo_ws, "status", "--porcelain").strip() == ""
+
+
+def test_japanese_item_finds_the_japanese_record(example_ws, fake_llm):
+    ws = _workspace(example_ws, staging=0)
+    body = "リマインダーのジョブは別のワーカープロセスで実行する。再起動してもジョブが失われないため。"
+    (example_ws / "memory/decisions/reminder-worker.md").write_text(decision(body, [("sess-ja", 0, 5)]))
+    git(example_ws, "add", "-A")
+    git(example_ws, "commit", "-qm", "a Japanese decision")
+    write_staging(example_ws, "s00", "sess-0", (0, 9), {"decisions": [
+        {"title": "ワーカープロセス", "decision": "リマインダーのジョブをワーカープロセスへ移す",
+         "rationale": "再起動でジョブが失われる", "status": "resolved"}]})
+    fake_llm.responder = _dispose_shown
+    assert run(ws, Options()) == 0
+    first = fake_llm.requests[0]["messages"][1]["content"]
+    assert body in first and "Filler 3:" not in first

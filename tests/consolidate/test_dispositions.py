@@ -60,3 +60,14 @@ def test_unfinished_lists_ids_in_the_message_and_titles_only_as_fenced_data(tmp_
     assert "Ignore the rules" not in out["message"]
     _, lines = unfence(out["items"])
     assert [json.loads(line)["title"] for line in lines.splitlines()] == [title, "Japanese"]
+
+
+def test_items_not_shown_yet_cannot_be_disposed_of_but_still_count(ledger: Ledger) -> None:
+    ledger.reveal(["i1"], only=True)  # the first batch holds i1 alone
+    out = ledger.dispose(["i2"], "dropped", "r")
+    assert not out.ok and "unknown item ids i2; the ids are i1" in out.message
+    assert ledger.dispose(["i1"], "dropped", "r").ok
+    assert ledger.missing_shown() == []
+    assert [i.id for i in ledger.missing()] == ["i2"]  # the run still needs i2
+    ledger.reveal(["i2"])
+    assert [i.id for i in ledger.missing_shown()] == ["i2"]
