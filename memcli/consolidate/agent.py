@@ -157,7 +157,7 @@ class Conversation:
                 raise self._failed_turns()
             schemas = self.tools.schemas()
             self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation)
-            turn = self.gateway.chat(self.messages, schemas)
+            turn = self.gateway.chat(self.messages, schemas, max_tokens=self.plan.budget.answer)
             self.usage += turn.usage
             self.iterations += 1
             self.messages.append(turn.message)

@@ -5,7 +5,7 @@ high), so what fits here is never refused by the gateway's check:
 
     window        Gateway.context_tokens (memory.context_tokens, else what litellm knows, else 8192)
   − fixed         system prompt + integration prompt (without its input) + tool schemas, as sent
-  − answer        one model turn: a record written through memory_write      min(2048, window / 8)
+  − answer        one model turn (sent as max_tokens): a record written       min(32768, window / 8)
   − traffic       tool results and turns within one batch before trimming     min(8192, window / 8)
   = input         summary, catalogue, reports, one batch of staging items and the records related to it
 
@@ -35,7 +35,10 @@ class Budget:
 
     @property
     def answer(self) -> int:
-        return min(2048, self.window // 8)
+        # Sent as the call's max_tokens: a local server otherwise lets a rambling small model fill
+        # the whole window, and the next call (which carries that turn) cannot fit. Generous on
+        # large windows, where a reasoning model spends its thinking out of the same allowance.
+        return min(32768, self.window // 8)
 
     @property
     def traffic(self) -> int:

@@ -80,6 +80,8 @@ def test_small_window_gets_the_related_record_not_the_unrelated_ones(example_ws,
     report = json.loads(capsys.readouterr().out)["runs"][0]
     assert report["batches"] == sum(1 for r in fake_llm.requests if len(r["messages"]) == 2)
     assert all(size < WINDOW for size in _sizes(fake_llm))
+    # Each answer is capped at the budget's share, so a rambling model cannot fill the window.
+    assert {r.get("max_tokens") for r in fake_llm.requests} == {WINDOW // 8}
     first = fake_llm.requests[0]["messages"][1]["content"]
     assert TARGET_BODY in first  # the related record, in full
     assert "Filler 1:" not in first and "Filler 77:" not in first  # no unrelated record

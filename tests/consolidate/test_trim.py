@@ -66,5 +66,5 @@ def test_old_long_call_arguments_shortened_last():
 def test_budget_arithmetic():
     small, large = Budget(8192, 3000), Budget(128000, 3000)
     assert (small.answer, small.traffic, small.input) == (1024, 1024, 8192 - 3000 - 2048)
-    assert (large.answer, large.traffic, large.input) == (2048, 8192, 128000 - 3000 - 2048 - 8192)
+    assert (large.answer, large.traffic, large.input) == (16000, 8192, 128000 - 3000 - 16000 - 8192)
     assert small.conversation == 8192 - 1024
