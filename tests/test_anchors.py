@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.cli import run
 
 from memcli.anchors import Anchor, AnchorChecker, anchors_of
-from memcli.cli import main
 
 NOW = "2026-05-20T10:00:00+00:00"
 
@@ -28,13 +28,6 @@ def write(root: Path, rel: str, text: str) -> None:
 def decision(anchors: str, body: str = "Jobs run in a worker.") -> str:
     return (f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nstatus: resolved\nsources:\n"
             f"  - session_id: s1\n    range: [0, 1]\nanchors:\n{anchors}---\n{body}\n")
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out = capsys.readouterr()
-    return int(info.value.code), out.out, out.err
 
 
 @pytest.fixture
@@ -91,26 +84,26 @@ def test_a_symbol_is_a_whole_word(repo: Path) -> None:
 def test_outside_the_repository_is_refused_by_the_schema(repo: Path, capsys) -> None:
     for bad in ("/etc/passwd", "../../secrets.txt", "https://example.com/a.py"):
         write(repo, "mem/memory/decisions/bad.md", decision(f"  - {bad}\n"))
-        code, out, _ = cli(capsys, "lint", "-w", str(repo / "mem"), "--format", "json")
+        code, out, _ = run(capsys, "lint", "-w", str(repo / "mem"), "--format", "json")
         found = [f for f in json.loads(out)["findings"] if f["path"] == "memory/decisions/bad.md"]
         assert code == 1 and [f["code"] for f in found] == ["invalid-field"], bad
 
 
 def test_lint_warns_at_commit_time_with_the_new_name(repo: Path, capsys) -> None:
     ws = str(repo / "mem")
-    assert cli(capsys, "lint", "-w", ws, "--strict")[0] == 0
+    assert run(capsys, "lint", "-w", ws, "--strict")[0] == 0
     git(repo, "mv", "src/jobs.py", "src/worker.py")
     git(repo, "commit", "-qm", "rename")
-    code, out, _ = cli(capsys, "lint", "-w", ws, "--format", "json")
+    code, out, _ = run(capsys, "lint", "-w", ws, "--format", "json")
     (finding,) = json.loads(out)["findings"]
     assert code == 0 and finding["code"] == "anchor-drift" and finding["severity"] == "warning"
     assert "renamed to src/worker.py" in finding["message"] and finding["line"] == 8
     # the same with a warm cache, and for the one file a hook passes
-    assert json.loads(cli(capsys, "lint", "-w", ws, "--format", "json")[1])["findings"] == [finding]
-    code, out, _ = cli(capsys, "lint", "-w", ws, "--paths-only", "--format", "json",
+    assert json.loads(run(capsys, "lint", "-w", ws, "--format", "json")[1])["findings"] == [finding]
+    code, out, _ = run(capsys, "lint", "-w", ws, "--paths-only", "--format", "json",
                        str(repo / "mem/memory/decisions/jobs.md"))
     assert [f["code"] for f in json.loads(out)["findings"]] == ["anchor-drift"]
-    assert cli(capsys, "lint", "-w", ws, "--strict")[0] == 1
+    assert run(capsys, "lint", "-w", ws, "--strict")[0] == 1
 
 
 def _knowledge(anchor: str) -> str:
@@ -127,22 +120,22 @@ def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -
     write(repo, "mem/knowledge/job-runner.md", _knowledge("{path: src/jobs.py, symbol: run_pending}"))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "knowledge")
-    entry = json.loads(cli(capsys, "context", "-w", str(ws), "--json")[1])["knowledge"][0]
+    entry = json.loads(run(capsys, "context", "-w", str(ws), "--json")[1])["knowledge"][0]
     assert "stale_anchors" not in entry  # everything holds: no mark
-    hit = json.loads(cli(capsys, "search", "job runner", "-w", str(ws), "--json")[1])[0]
+    hit = json.loads(run(capsys, "search", "job runner", "-w", str(ws), "--json")[1])[0]
     assert "stale_anchors" not in hit
 
     git(repo, "mv", "src/jobs.py", "src/worker.py")
     git(repo, "commit", "-qm", "rename")
-    doc = json.loads(cli(capsys, "context", "-w", str(ws), "--json")[1])
+    doc = json.loads(run(capsys, "context", "-w", str(ws), "--json")[1])
     (entry,) = doc["knowledge"]
     assert entry["stale_anchors"] == [entry["stale_anchors"][0]] and "renamed to src/worker.py" in \
         entry["stale_anchors"][0]
     assert "- job-runner — How the job runner starts ⚠ stale anchor: src/jobs.py was renamed" in doc["text"]
-    hits = json.loads(cli(capsys, "search", "job runner", "-w", str(ws), "--json")[1])
+    hits = json.loads(run(capsys, "search", "job runner", "-w", str(ws), "--json")[1])
     marked = {h["path"]: h.get("stale_anchors") for h in hits}
     assert "renamed to src/worker.py" in marked["knowledge/job-runner.md"][0]
-    assert "stale anchor" in cli(capsys, "search", "job runner", "-w", str(ws))[1]
+    assert "stale anchor" in run(capsys, "search", "job runner", "-w", str(ws))[1]
 
     workspace = Workspace.open(ws)
     text = tools.read(workspace, "job-runner")
@@ -156,7 +149,7 @@ def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -
 def test_gc_report_shares_the_check(repo: Path, capsys) -> None:
     git(repo, "mv", "src/jobs.py", "src/worker.py")
     git(repo, "commit", "-qm", "rename")
-    code, out, _ = cli(capsys, "gc-report", "-w", str(repo / "mem"), "--format", "json")
+    code, out, _ = run(capsys, "gc-report", "-w", str(repo / "mem"), "--format", "json")
     drift = [c for c in json.loads(out)["candidates"] if c["type"] == "code-drift"]
     assert code == 0 and len(drift) == 1
     (only,) = drift

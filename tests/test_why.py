@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.cli import run
 
-from memcli.cli import main
 from memcli.consolidate.message import FileReport, commit_message
 
 NOW = "2026-05-20T10:00:00+00:00"
@@ -37,13 +37,6 @@ def decision(slug: str, *, sources: str, status: str = "resolved", replaced_by: 
 
 def src(session: str, start: int, end: int) -> str:
     return f"  - session_id: {session}\n    range: [{start}, {end}]\n"
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out = capsys.readouterr()
-    return int(info.value.code), out.out, out.err
 
 
 @pytest.fixture
@@ -82,9 +75,9 @@ def test_story_of_a_consolidated_then_edited_then_renamed_decision(ws: Path, cap
     git(ws, "commit", "-qam", "Mention nightly backups")
     git(ws, "mv", rel, "memory/decisions/use-sqlite.md")
     git(ws, "commit", "-qm", "Rename the datastore decision")
-    assert cli(capsys, "metrics", "-w", str(ws))[0] == 0
+    assert run(capsys, "metrics", "-w", str(ws))[0] == 0
 
-    code, out, err = cli(capsys, "why", "use-sqlite", "-w", str(ws), "--json")
+    code, out, err = run(capsys, "why", "use-sqlite", "-w", str(ws), "--json")
     assert (code, err) == (0, "")
     story = json.loads(out)
     assert story["path"] == "memory/decisions/use-sqlite.md"
@@ -104,7 +97,7 @@ def test_story_of_a_consolidated_then_edited_then_renamed_decision(ws: Path, cap
     assert (absent["found"], absent["note"]) == (False, "transcript not on this machine")
     assert story["usage"]["invokes"] >= 1 and story["usage"]["sessions"] == [SESSION]
 
-    code, text, _ = cli(capsys, "why", "memory/decisions/use-sqlite.md", "-w", str(ws))
+    code, text, _ = run(capsys, "why", "memory/decisions/use-sqlite.md", "-w", str(ws))
     assert code == 0
     assert "consolidate run run-1" in text and "(then named memory/decisions/sqlite.md)" in text
     assert "said by user, agent, tool" in text and "transcript not on this machine" in text
@@ -116,13 +109,13 @@ def test_replaced_by_both_ways_and_summary_sources(ws: Path, capsys) -> None:
     write(ws, "memory/decisions/new-db.md", decision("new-db", sources=src(SESSION, 1, 1)))
     write(ws, "memory/summary.md", f"---\nupdated_at: {NOW}\nlast_rewritten_from_range:\n"
           f"  session_id: {SESSION}\n  range: [3, 3]\n---\n# Project\n")
-    old = json.loads(cli(capsys, "why", "old-db", "-w", str(ws), "--json")[1])
-    new = json.loads(cli(capsys, "why", "new-db", "-w", str(ws), "--json")[1])
+    old = json.loads(run(capsys, "why", "old-db", "-w", str(ws), "--json")[1])
+    new = json.loads(run(capsys, "why", "new-db", "-w", str(ws), "--json")[1])
     assert (old["status"], old["replaced_by"], old["replaces"]) == ("replaced", "new-db", [])
     assert new["replaces"] == ["memory/decisions/old-db.md"]
     assert "no commit yet" in " ".join(new["notes"]) and new["history"] == []
     assert new["usage"] is None  # metrics never ran: said, not shown as zero
-    summary = json.loads(cli(capsys, "why", "summary", "-w", str(ws), "--json")[1])
+    summary = json.loads(run(capsys, "why", "summary", "-w", str(ws), "--json")[1])
     (only,) = summary["sources"]
     assert (only["field"], only["roles"]) == ("last_rewritten_from_range", ["user"])
 
@@ -143,7 +136,7 @@ def test_bad_targets_are_one_line_usage_errors(ws: Path, capsys, target: str, me
     write(ws, "memory/decisions/twin.md", decision("twin", sources=src(SESSION, 0, 0)))
     write(ws, "knowledge/twin.md", f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nkind: fact\n"
           "description: d\nmodel_invocation: false\nuser_invocable: true\nlast_sources: []\n---\nx\n")
-    code, out, err = cli(capsys, "why", target, "-w", str(ws))
+    code, out, err = run(capsys, "why", target, "-w", str(ws))
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 
@@ -152,7 +145,7 @@ def test_out_of_range_and_broken_sources_are_said_not_fatal(ws: Path, capsys) ->
     write(ws, "memory/decisions/x.md", "---\ncreated_at: 2026-05-20T10:00:00+00:00\nupdated_at: "
           f"{NOW}\nstatus: resolved\nsources:\n{src(SESSION, 40, 50)}  - session_id: ''\n    range: [1]\n"
           "---\nBody.\n")
-    story = json.loads(cli(capsys, "why", "x", "-w", str(ws), "--json")[1])
+    story = json.loads(run(capsys, "why", "x", "-w", str(ws), "--json")[1])
     far, broken = story["sources"]
     assert not far["found"] and "out of range" in far["note"]
     assert not broken["found"] and "not a valid Source" in broken["note"]

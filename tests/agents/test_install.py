@@ -7,10 +7,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from support.cli import exit_code
 
 from memcli.agents import install as inst
 from memcli.agents.jsonedit import blank_comments
-from memcli.cli import main
 
 CLAUDE_SETTINGS = """{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
@@ -107,12 +107,6 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _cli(*args: str) -> int:
-    with pytest.raises(SystemExit) as done:
-        main(list(args))
-    return int(done.value.code or 0)
-
-
 def _load(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
     return tomllib.loads(text) if path.suffix == ".toml" else json.loads(blank_comments(text))
@@ -134,7 +128,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores_every_byte(
         agent: str, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = {rel: _write(ws / rel, text) for rel, text in AGENT_FILES[agent].items()}
     before = {rel: _load(p) for rel, p in files.items()}
-    assert _cli("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
     installed = {rel: p.read_bytes() for rel, p in files.items()}
     for rel, path in files.items():
         after = _load(path)  # still valid for the agent's own parser
@@ -154,24 +148,24 @@ def test_install_merges_is_idempotent_and_uninstall_restores_every_byte(
     if agent == "codex":
         assert "# ask before running commands" in text and "# my own hook" in text
     # a second install changes nothing
-    assert _cli("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
     assert {rel: p.read_bytes() for rel, p in files.items()} == installed
     assert "nothing to install" in capsys.readouterr().out
     # uninstall: byte for byte what the user had
-    assert _cli("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0
+    assert exit_code("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0
     for rel, path in files.items():
         assert path.read_bytes() == AGENT_FILES[agent][rel].encode("utf-8")
-    assert _cli("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0  # nothing left: no change
+    assert exit_code("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0  # nothing left: no change
 
 
 @pytest.mark.parametrize("agent", sorted(AGENT_FILES))
 def test_uninstall_without_backups_removes_only_memcli_entries(agent: str, ws: Path, tmp_path: Path) -> None:
     """The surgical path (backups deleted, or the file edited since install)."""
     files = {rel: _write(ws / rel, text) for rel, text in AGENT_FILES[agent].items()}
-    assert _cli("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", agent, "-w", str(ws)) == 0
     for backup in inst.backup_dir().iterdir():
         backup.unlink()
-    assert _cli("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0
+    assert exit_code("hooks", "uninstall", "--agent", agent, "-w", str(ws)) == 0
     for rel, path in files.items():
         text = path.read_text(encoding="utf-8")
         assert "memcli" not in text
@@ -182,12 +176,12 @@ def test_uninstall_without_backups_removes_only_memcli_entries(agent: str, ws: P
 
 def test_uninstall_keeps_what_the_user_added_after_install(ws: Path) -> None:
     settings = _write(ws / ".gemini" / "settings.json", GEMINI_SETTINGS)
-    assert _cli("hooks", "install", "--agent", "gemini", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "gemini", "-w", str(ws)) == 0
     data = _load(settings)
     data["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "./bye.sh"})
     data["theme"] = "GitHub"
     settings.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    assert _cli("hooks", "uninstall", "--agent", "gemini", "-w", str(ws)) == 0
+    assert exit_code("hooks", "uninstall", "--agent", "gemini", "-w", str(ws)) == 0
     after = _load(settings)
     assert after["theme"] == "GitHub"
     assert _commands(after["hooks"]["SessionEnd"]) == ["./bye.sh"]  # the shared group keeps the user's
@@ -196,7 +190,7 @@ def test_uninstall_keeps_what_the_user_added_after_install(ws: Path) -> None:
 
 
 def test_new_files_are_created_and_removed_again(ws: Path) -> None:
-    assert _cli("hooks", "install", "--agent", "all", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "all", "-w", str(ws)) == 0
     mcp = _load(ws / ".mcp.json")
     assert mcp == {"mcpServers": {"memcli": {"command": "memcli", "args": ["mcp"]}}}
     codex = _load(ws / ".codex" / "config.toml")
@@ -208,13 +202,13 @@ def test_new_files_are_created_and_removed_again(ws: Path) -> None:
     assert gemini["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 10_000  # Gemini: milliseconds
     claude = _load(ws / ".claude" / "settings.json")
     assert set(claude["hooks"]) == {"SessionStart", "SessionEnd", "PreCompact"}
-    assert _cli("hooks", "uninstall", "--agent", "all", "-w", str(ws)) == 0
+    assert exit_code("hooks", "uninstall", "--agent", "all", "-w", str(ws)) == 0
     assert sorted(p.name for p in ws.iterdir()) == ["memory"]
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = _write(ws / ".claude" / "settings.json", CLAUDE_SETTINGS)
-    assert _cli("hooks", "install", "--agent", "claude-code", "--dry-run", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "claude-code", "--dry-run", "-w", str(ws)) == 0
     out = capsys.readouterr().out
     assert f"--- {settings}" in out and "+++ " in out
     assert '+            "command": "memcli extract --hook",' in out
@@ -232,7 +226,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(ws: Path, capsys: pytest.Cap
 def test_unparseable_config_is_reported_and_nothing_is_written(
         rel: str, text: str, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = _write(ws / rel, text)
-    assert _cli("hooks", "install", "--agent", "all", "-w", str(ws)) == 2
+    assert exit_code("hooks", "install", "--agent", "all", "-w", str(ws)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("Error: ") and str(broken) in err
     assert broken.read_text(encoding="utf-8") == text
@@ -241,7 +235,7 @@ def test_unparseable_config_is_reported_and_nothing_is_written(
 
 def test_backups_hold_the_previous_bytes(ws: Path) -> None:
     _write(ws / ".codex" / "config.toml", CODEX_CONFIG)
-    assert _cli("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
     (backup,) = [p for p in inst.backup_dir().iterdir() if "-install-config.toml" in p.name]
     assert backup.read_text(encoding="utf-8") == CODEX_CONFIG
 
@@ -251,7 +245,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     home = Path.home()
     claude_json = _write(home / ".claude.json", '{"numStartups": 3, "projects": {}}\n')
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
-    assert _cli("hooks", "install", "--agent", "all", "--scope", "user") == 0
+    assert exit_code("hooks", "install", "--agent", "all", "--scope", "user") == 0
     assert _load(home / ".claude" / "settings.json")["hooks"]["SessionEnd"]
     assert _load(claude_json)["mcpServers"]["memcli"]["args"] == ["mcp"]
     assert _load(claude_json)["numStartups"] == 3
@@ -259,39 +253,39 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert _load(tmp_path / "codex-home" / "config.toml")["mcp_servers"]["memcli"]
     assert not (ws / ".claude").exists()
     capsys.readouterr()
-    assert _cli("hooks", "status", "--json", "-w", str(ws)) == 0
+    assert exit_code("hooks", "status", "--json", "-w", str(ws)) == 0
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
     assert set(user.values()) == {"installed"} and len(user) == 12 and project == {"missing"}
-    assert _cli("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
+    assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
 
 
 def test_status_reports_a_hook_the_user_edited(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli("hooks", "install", "--agent", "claude-code", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "claude-code", "-w", str(ws)) == 0
     settings = ws / ".claude" / "settings.json"
     settings.write_text(settings.read_text().replace('"timeout": 10', '"timeout": 99'), encoding="utf-8")
     capsys.readouterr()
-    assert _cli("hooks", "status", "--agent", "claude-code", "-w", str(ws)) == 0
+    assert exit_code("hooks", "status", "--agent", "claude-code", "-w", str(ws)) == 0
     out = capsys.readouterr().out
     assert "modified   SessionEnd hook" in out and "installed  SessionStart hook" in out
     # install leaves an edited entry alone instead of adding a second one
-    assert _cli("hooks", "install", "--agent", "claude-code", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "claude-code", "-w", str(ws)) == 0
     assert settings.read_text().count("memcli extract --hook") == 2  # SessionEnd + PreCompact
 
 
 def test_bad_agent_or_scope_is_a_usage_error(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli("hooks", "install", "--agent", "cursor", "-w", str(ws)) == 2
-    assert _cli("hooks", "install", "--scope", "global", "-w", str(ws)) == 2
+    assert exit_code("hooks", "install", "--agent", "cursor", "-w", str(ws)) == 2
+    assert exit_code("hooks", "install", "--scope", "global", "-w", str(ws)) == 2
     err = capsys.readouterr().err
     assert "claude-code, codex, gemini or all" in err and "choose project or user" in err
 
 
 def test_codex_blocks_go_at_the_end_and_leave_the_users_tables_in_place(ws: Path) -> None:
     config = _write(ws / ".codex" / "config.toml", CODEX_CONFIG)
-    assert _cli("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
     text = config.read_text(encoding="utf-8")
     assert text.startswith(CODEX_CONFIG + "\n[[hooks.SessionStart]]\n")
     assert text.endswith('[mcp_servers.memcli]\ncommand = "memcli"\nargs = ["mcp"]\n')
@@ -300,6 +294,6 @@ def test_codex_blocks_go_at_the_end_and_leave_the_users_tables_in_place(ws: Path
 def test_codex_inline_table_is_reported_not_rewritten(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = 'mcp_servers = { context7 = { command = "npx" } }\n'
     config = _write(ws / ".codex" / "config.toml", text)
-    assert _cli("hooks", "install", "--agent", "codex", "-w", str(ws)) == 2
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 2
     assert "mcp_servers is written inline" in capsys.readouterr().err
     assert config.read_text(encoding="utf-8") == text

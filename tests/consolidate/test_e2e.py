@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
+from support.cli import exit_code
 from support.fake_llm import Reply, tool_call
 from support.pipeline import pipeline_config
 
-from memcli.cli import main
 from memcli.lint import lint
 from memcli.staging import StagingFile
 from memcli.workspace import Workspace
@@ -75,12 +75,6 @@ class ScriptedModel:
         return Reply(tool_calls=[finish_call()])
 
 
-def cli(*args: str) -> int:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    return int(info.value.code)
-
-
 @pytest.fixture
 def ws_root(example_ws):
     (example_ws / "memcli.toml").write_text(CONFIG, encoding="utf-8")
@@ -103,11 +97,11 @@ def test_transcript_to_commit_then_merge(ws_root, fake_llm, tmp_path, capsys):
     fake_llm.responder = ScriptedModel()
     start = head(ws_root)
 
-    assert cli("extract", str(_transcript(tmp_path, FIRST)), "-w", str(ws_root)) == 0
+    assert exit_code("extract", str(_transcript(tmp_path, FIRST)), "-w", str(ws_root)) == 0
     first_sources = {(s.source.session_id, *s.source.range) for s in _staged(ws_root)}
     assert first_sources and all(sid == "4c2ddfdc-b619-4525-8d03-1950fb1b0257" for sid, _, _ in first_sources)
 
-    assert cli("consolidate", "-w", str(ws_root)) == 0
+    assert exit_code("consolidate", "-w", str(ws_root)) == 0
     assert git(ws_root, "rev-list", "--count", f"{start}..HEAD").strip() == "1"
     log = git(ws_root, "log", "-1", "--format=%B")
     assert f"added {RECORD}" in log and "review agent output before committing" in log
@@ -119,10 +113,10 @@ def test_transcript_to_commit_then_merge(ws_root, fake_llm, tmp_path, capsys):
         assert f"session_id: {sid}\n    range: [{a}, {b}]" in text
 
     # a new session repeats the decision: the second run merges it into the same record
-    assert cli("extract", str(_transcript(tmp_path, SECOND)), "-w", str(ws_root)) == 0
+    assert exit_code("extract", str(_transcript(tmp_path, SECOND)), "-w", str(ws_root)) == 0
     second_sources = {(s.source.session_id, *s.source.range) for s in _staged(ws_root)}
     assert second_sources and not second_sources & first_sources
-    assert cli("consolidate", "-w", str(ws_root)) == 0
+    assert exit_code("consolidate", "-w", str(ws_root)) == 0
     assert git(ws_root, "rev-list", "--count", f"{start}..HEAD").strip() == "2"
     log = git(ws_root, "log", "-1", "--format=%B")
     assert f"updated {RECORD}" in log and "add its source" in log
@@ -135,6 +129,6 @@ def test_transcript_to_commit_then_merge(ws_root, fake_llm, tmp_path, capsys):
     assert git(ws_root, "status", "--porcelain").strip() == ""
 
     capsys.readouterr()
-    assert cli("status", "-w", str(ws_root)) == 0
+    assert exit_code("status", "-w", str(ws_root)) == 0
     out = capsys.readouterr().out
     assert "last consolidate:" in out and "committed" in out and "0 files" in out

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
+from support.cli import exit_code
 
-from memcli.cli import main
 from memcli.context import KIND_ORDER, build_context
 from memcli.tokens import EstimateCounter, get_counter
 from memcli.workspace import Workspace
@@ -117,19 +117,13 @@ def test_summary_longer_than_budget_is_truncated(tmp_path: Path, write, knowledg
     assert "summary truncated, 1 of 1 knowledge entries cut" in result.text.splitlines()[-1]
 
 
-def _cli(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    return int(exc.value.code)
-
-
 def test_cli_json_and_budget_option(big: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli(["context", "-w", str(big.root), "--format", "json", "--budget", "800"]) == 0
+    assert exit_code("context", "-w", str(big.root), "--format", "json", "--budget", "800") == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["schema"], data["version"], data["budget_tokens"]) == ("memcli.context", 1, 800)
     assert data["tokens"] <= 800 and data["cut"]["knowledge"] > 0
     assert data["text"].startswith("# Shop")
-    assert _cli(["context", "-w", str(big.root)]) == 0
+    assert exit_code("context", "-w", str(big.root)) == 0
     assert capsys.readouterr().out.endswith("`memcli search`.)_\n")
 
 
@@ -137,9 +131,9 @@ def test_cli_config_budget_and_errors(tmp_path: Path, write, knowledge, capsys) 
     (tmp_path / "memcli.toml").write_text("[context]\nbudget_tokens = 150\n")
     for i in range(50):
         knowledge(tmp_path, f"k{i:02d}", f"Entry number {i} with a few words of description.")
-    assert _cli(["context", "-w", str(tmp_path)]) == 0
+    assert exit_code("context", "-w", str(tmp_path)) == 0
     out = capsys.readouterr().out
     assert get_counter().count(out) <= 150 and "to fit 150 tokens" in out
-    assert _cli(["context", "-w", str(tmp_path), "--budget", "10"]) == 2
+    assert exit_code("context", "-w", str(tmp_path), "--budget", "10") == 2
     assert "too small" in capsys.readouterr().err
-    assert _cli(["context", "-w", str(tmp_path), "--format", "yaml"]) == 2
+    assert exit_code("context", "-w", str(tmp_path), "--format", "yaml") == 2

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from extract.helpers import conversation, make_ws, old, staged, write_jsonl
+from support.cli import exit_code
 from support.fake_llm import FAKE_MODEL, FakeLLM, Reply
 
-from memcli.cli import main
 from memcli.extract import prompt
 from memcli.extract.run import run
 from memcli.workspace import Workspace
@@ -22,12 +22,6 @@ ITEMS = {"decisions": [{"title": "Index in SQLite", "decision": "Keep the search
 
 def answer_items(fake: FakeLLM) -> None:
     fake.responder = lambda body: Reply(content=json.dumps(ITEMS, ensure_ascii=False))
-
-
-def cli(*args: str) -> int:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    return int(info.value.code)
 
 
 @pytest.mark.parametrize("agent, sub", [
@@ -222,7 +216,7 @@ def test_dry_run_sends_nothing_and_shows_redacted_text(fake_llm: FakeLLM, ws: Wo
     key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     path = write_jsonl(tmp_path / "s.jsonl", [{"role": "user", "content": f"use token {key} please",
                                                "timestamp": old()}])
-    assert cli("extract", "--dry-run", "-w", str(ws.root), str(path)) == 0
+    assert exit_code("extract", "--dry-run", "-w", str(ws.root), str(path)) == 0
     out = capsys.readouterr().out
     assert fake_llm.calls == 0 and key not in out and "[REDACTED:github-token]" in out
     assert "<<<TRANSCRIPT-DATA" in out
@@ -233,14 +227,14 @@ def test_cli_errors_are_one_line(ws: Workspace, tmp_path: Path, capsys, monkeypa
     path = write_jsonl(tmp_path / "s.jsonl", conversation(2))
     (ws.root / "memcli.toml").write_text("[extract]\nidle_minutes = 0\n")
     monkeypatch.delenv("MEMCLI_EXTRACT_MODEL", raising=False)
-    assert cli("extract", "-w", str(ws.root), str(path)) == 2
+    assert exit_code("extract", "-w", str(ws.root), str(path)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "memory.extract_model" in err and "Traceback" not in err
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert cli("extract", "-w", str(ws.root), "--model", "openai/gpt-4o-mini", str(path)) == 2
+    assert exit_code("extract", "-w", str(ws.root), "--model", "openai/gpt-4o-mini", str(path)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "OPENAI_API_KEY" in err
-    assert cli("extract", "-w", str(ws.root), "--since", "yesterday", str(path)) == 2
+    assert exit_code("extract", "-w", str(ws.root), "--since", "yesterday", str(path)) == 2
     assert "--since" in capsys.readouterr().err
 
 
@@ -260,7 +254,7 @@ def test_without_paths_the_workspace_sessions_are_discovered(fake_llm: FakeLLM, 
     answer_items(fake_llm)
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini"))
-    assert cli("extract", "-w", str(ws.root)) == 0
+    assert exit_code("extract", "-w", str(ws.root)) == 0
     assert [f.source.session_id for f in staged(ws)] == ["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
     sent = fake_llm.requests[0]["messages"][-1]["content"]
     assert "@CLAUDE.md を最新の状態にアップデートしてください" in sent

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
+from support.cli import exit_code
 from support.fake_llm import Reply, tool_call
 from support.pipeline import pipeline_config
 
-from memcli.cli import main
 from memcli.extract.remember import MODEL
 from memcli.lint import lint
 from memcli.mcpserver import tools
@@ -58,12 +57,6 @@ class Worker:
         return Reply(tool_calls=[finish_call()])
 
 
-def cli(*args: str) -> int:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    return int(info.value.code)
-
-
 def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, monkeypatch, capsys):
     (example_ws / "memcli.toml").write_text(CONFIG, encoding="utf-8")
     root = init_repo(example_ws)
@@ -80,7 +73,7 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     fake_llm.responder = worker
     start = head(root)
 
-    assert cli("extract", "-w", str(root)) == 0  # discovers the session in CLAUDE_CONFIG_DIR
+    assert exit_code("extract", "-w", str(root)) == 0  # discovers the session in CLAUDE_CONFIG_DIR
     files = (root / "memory/_staging").glob("*.json")
     staged = [StagingFile.model_validate_json(p.read_bytes()) for p in files]
     (mine,) = [s for s in staged if s.model == MODEL]
@@ -89,10 +82,10 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     assert len(worker.extract_prompts) == 1 and "memcli_remember" not in worker.extract_prompts[0]
 
     capsys.readouterr()
-    assert cli("source", f"{SESSION}:1-1", "-w", str(root)) == 0
+    assert exit_code("source", f"{SESSION}:1-1", "-w", str(root)) == 0
     assert "mcp__memcli__memcli_remember" in capsys.readouterr().out  # the Source shows the call itself
 
-    assert cli("consolidate", "-w", str(root)) == 0
+    assert exit_code("consolidate", "-w", str(root)) == 0
     assert (SESSION, 1, 1) in worker.shown  # the integration input carried exactly that Source
     assert git(root, "rev-list", "--count", f"{start}..HEAD").strip() == "1"
     text = (root / RECORD).read_text(encoding="utf-8")
@@ -100,5 +93,5 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     assert not list((root / "memory/_staging").glob("*.json"))  # consumed
     assert [f for f in lint(Workspace.open(root)) if f.is_error] == []
 
-    assert cli("extract", "-w", str(root)) == 0  # nothing new: no second staging item, no model call
+    assert exit_code("extract", "-w", str(root)) == 0  # nothing new: no second staging item, no model call
     assert not list((root / "memory/_staging").glob("*.json")) and len(worker.extract_prompts) == 1

@@ -5,15 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from memcli.cli import main
+from support.cli import run
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(["search", *args])
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
+    return run(capsys, "search", *args)
 
 
 @pytest.fixture

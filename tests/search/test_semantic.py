@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.cli import run
 from support.fake_llm import bag_of_words
 
-from memcli.cli import main
 from memcli.search import SearchIndex, index_path
 from memcli.search.semantic import Embedder
 from memcli.workspace import Workspace
@@ -176,29 +176,22 @@ def test_replaced_decisions_stay_below_their_replacement_in_hybrid(records, fake
     assert slugs(hits) == ["postgres-canonical", "mysql-canonical"]
 
 
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 def test_cli_search_is_hybrid_when_configured_and_status_says_so(ws, fake_llm, capsys):
-    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    code, out, _ = run(capsys, "status", "-w", str(ws.root))
     assert "search:             hybrid: lexical + openai/fake-embed (0 of 0 records embedded)" in out
     query = "which store is the source of truth"
-    code, out, _ = run_cli(capsys, "search", query, "--json", "-w", str(ws.root))
+    code, out, _ = run(capsys, "search", query, "--json", "-w", str(ws.root))
     assert code == 0 and json.loads(out)[0]["slug"] == "postgres-canonical"
-    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    code, out, _ = run(capsys, "status", "-w", str(ws.root))
     assert "(3 of 3 records embedded)" in out
     calls = len(fake_llm.embedding_requests)
-    code, out, _ = run_cli(capsys, "search", query, "--json", "--lexical", "-w", str(ws.root))
+    code, out, _ = run(capsys, "search", query, "--json", "--lexical", "-w", str(ws.root))
     assert code == 0 and "postgres-canonical" not in out and len(fake_llm.embedding_requests) == calls
 
 
 def test_cli_says_when_the_model_failed(ws, fake_llm, capsys):
     fake_llm.embedding_error = 401
-    code, out, err = run_cli(capsys, "search", "database backup", "--json", "-w", str(ws.root))
+    code, out, err = run(capsys, "search", "database backup", "--json", "-w", str(ws.root))
     assert code == 0 and json.loads(out)[0]["slug"] == "db-backups"
     assert err.startswith("note: lexical only this time: embedding model openai/fake-embed")
     assert err.count("\n") == 1
@@ -206,7 +199,7 @@ def test_cli_says_when_the_model_failed(ws, fake_llm, capsys):
 
 def test_status_without_a_model_is_lexical(records, capsys):
     records.decision("x", "Something.")
-    code, out, _ = run_cli(capsys, "status", "-w", str(records.root))
+    code, out, _ = run(capsys, "status", "-w", str(records.root))
     assert "search:             lexical" in out
 
 
@@ -216,9 +209,9 @@ def test_without_the_semantic_extra_search_stays_lexical_and_says_how_to_install
     import sys
 
     monkeypatch.setitem(sys.modules, module, None)  # as if not installed
-    code, out, err = run_cli(capsys, "search", "database backup", "--json", "-w", str(ws.root))
+    code, out, err = run(capsys, "search", "database backup", "--json", "-w", str(ws.root))
     assert code == 0 and json.loads(out)[0]["slug"] == "db-backups"
     assert f"{module} not installed" in err and 'pip install "memcli[semantic]"' in err
     assert fake_llm.embedding_requests == []
-    code, out, _ = run_cli(capsys, "status", "-w", str(ws.root))
+    code, out, _ = run(capsys, "status", "-w", str(ws.root))
     assert "but searches stay lexical" in out
