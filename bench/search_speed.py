@@ -26,6 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import embedding_args  # noqa: E402
+import workspace_gen  # noqa: E402
+from workspace_gen import JA  # noqa: E402
 
 WORDS = """sqlite postgres cache redis queue worker thread deploy release migration schema index backup
 restore retry timeout latency api endpoint version auth token session cookie login user admin billing
@@ -34,7 +36,6 @@ config feature flag rollout canary monitor alert metric log trace error crash bu
 docker kubernetes helm terraform ci pipeline lint format typing python fastapi pydantic celery sentry
 search ranking tokenizer japanese unicode locale timezone date calendar report dashboard chart upload
 storage bucket s3 cdn image thumbnail pdf parser encoding compression gzip http grpc websocket""".split()
-JA = ["データベース", "バックアップ", "日本語", "コミット", "設定", "検索", "認証", "通知", "移行", "障害"]
 KINDS = ["decisions", "requests", "knowledge", "workflow"]
 FRONT = {
     "decisions": "status: {status}\nsources:\n  - session_id: s{n}\n    range: [0, 4]\n",
@@ -48,10 +49,7 @@ DATES = "created_at: 2026-04-01T10:00:00+09:00\nupdated_at: 2026-04-02T10:00:00+
 
 
 def sentence(rng: random.Random, n: int) -> str:
-    words = [rng.choice(WORDS) for _ in range(n)]
-    if rng.random() < 0.3:
-        words.insert(rng.randrange(len(words)), rng.choice(JA) + "の" + rng.choice(JA))
-    return " ".join(words).capitalize() + "."
+    return workspace_gen.sentence(rng, n, WORDS)  # this bench's larger vocabulary
 
 
 def generate(root: Path, count: int, seed: int = 7) -> list[Path]:

@@ -24,8 +24,8 @@ DATES = "created_at: 2026-04-01T10:00:00+09:00\nupdated_at: 2026-04-{day:02d}T10
 SOURCE = "  - session_id: s{n}\n    range: [0, 4]\n"
 
 
-def sentence(rng: random.Random, n: int) -> str:
-    words = [rng.choice(WORDS) for _ in range(n)]
+def sentence(rng: random.Random, n: int, vocabulary: list[str] = WORDS) -> str:
+    words = [rng.choice(vocabulary) for _ in range(n)]
     if rng.random() < 0.3:
         words.insert(rng.randrange(len(words)), rng.choice(JA) + "の" + rng.choice(JA))
     return " ".join(words).capitalize() + "."
