@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from memcli.consolidate import related
 from memcli.consolidate.dispositions import Item, number_items
 from memcli.fence import fence
 from memcli.staging import StagingFile
-from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
+from memcli.workspace import SUMMARY_PATH, Workspace
 
 
 @dataclass(frozen=True)
@@ -132,15 +133,11 @@ def _untrusted_note(entry: StagingEntry) -> str:
 def _records_section(ws: Workspace) -> str:
     parts = ["# Existing memory (full text)\n"]
     paths = [SUMMARY_PATH] if ws.abspath(SUMMARY_PATH).is_file() else []
-    for kind in (Kind.DECISION, Kind.REQUEST):
-        folder = ws.abspath(KIND_DIRS[kind])
-        if folder.is_dir():
-            paths += [f"{KIND_DIRS[kind]}/{p.name}" for p in sorted(folder.glob("*.md")) if p.is_file()]
+    paths += related.record_paths(ws)
     if not paths:
         parts.append("The memory is empty so far.\n")
     for rel in paths:
-        text = ws.abspath(rel).read_bytes().decode("utf-8", "replace")
-        parts.append(f"## {rel}\n" + fence(f"record {rel}", text, "markdown"))
+        parts.append(f"## {rel}\n" + fence(f"record {rel}", related.read(ws, rel), "markdown"))
     return "\n".join(parts)
 
 
