@@ -385,9 +385,13 @@ def test_a_password_in_frontmatter_and_an_env_assignment_are_secrets(tmp_path: P
                                                    "rate-limits bursts.\nRevisit when #500 lands.\n"
                                                    "Owner: the platform team.\n"),
          "create", set()),
+        # plain numbers of 7+ digits (sizes, dates, durations) are not commit hashes
+        (f"{D}/limits.md", record("decision", body="- max body 10485760 bytes\n- retention 2592000 s\n"
+                                                  "- cut-over on 20261201\n- budget 1000000 tokens\n"),
+         "create", set()),
     ],
     ids=["invoked-new", "not-invoked-new", "invoked-existing", "refs-exist", "ref-missing", "not-refs",
-         "ledger", "cites-ids"],
+         "ledger", "cites-ids", "numbers-not-hashes"],
 )
 def test_content_rules_on_the_tool_path(tmp_path: Path, path: str, content: str, op: str, found: set) -> None:
     ws = _tool_ws(tmp_path)

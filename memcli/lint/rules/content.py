@@ -19,7 +19,7 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # Tracker and version-control ids: #123, GH-123, PR 12, !45 (GitLab), ABC-123 (Jira), commit shas.
 _TRACKER_ID = re.compile(
     r"(?<![\w/])(?:#\d+|(?:GH|PR|MR)[- ]?#?\d+|![0-9]+|[A-Z][A-Z0-9]{1,9}-\d+"
-    r"|(?=[0-9a-f]*[0-9])[0-9a-f]{7,40})(?![\w-])"
+    r"|(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40})(?![\w-])"
 )
 LEDGER_MIN_IDS = 4  # fewer ids than this is a decision citing its history, not a ledger
 LEDGER_SHARE = 0.5  # at least this share of the body's non-empty lines carry an id
@@ -95,8 +95,9 @@ class UnknownSlugReference(Rule):
 
 class DecisionLedger(Rule):
     """Tool path only: a decision written by a memory tool is not a ledger of issue, PR or commit
-    ids: at least 4 ids (`#123`, `PR 12`, `ABC-123`, commit hashes) on at least half of the body's
-    non-empty lines is refused.
+    ids: at least 4 ids (`#123`, `PR 12`, `ABC-123`, commit hashes of 7-40 hex characters with a
+    letter and a digit, so sizes and dates are not hashes) on at least half of the body's non-empty
+    lines is refused.
 
     Why: the tracker and git history are the authoritative record of their own items; memory
     keeps the judgement and its reasons, which a list of ids is not (and the ids go stale).
