@@ -17,6 +17,7 @@ starts after the last. Before every call the conversation is trimmed to the cont
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,11 +49,14 @@ def baseline_errors(ws: Workspace) -> set[tuple[str, str, str]]:
     return {_key(f) for f in lint(ws) if f.is_error}
 
 
-def nudge(content: str | None, phase: str, missing: list[Any]) -> str:
+def nudge(content: str | None, phase: str, missing: list[Any], tools: Iterable[str] = ()) -> str:
     """The answer to a text-only turn: nothing happens through text, the phase ends only through
-    finish_phase (small models narrate, or print a tool call as text instead of making it)."""
+    finish_phase (small models narrate, or print a tool call as text instead of making it).
+
+    `tools`: the names of the tools offered this turn; one of them, or a tool-call marker, in the
+    text means a call was printed instead of made."""
     text = content or ""
-    named = [name for name in _TOOL_WORDS if name in text]
+    named = [name for name in (*tools, *_CALL_MARKERS) if name in text]
     if named:
         head = (f"Your reply holds what looks like a tool call written as text ({named[0]}); it was NOT run. "
                 "Make tool calls through the tool-calling interface, not in the message text.")
@@ -65,8 +69,7 @@ def nudge(content: str | None, phase: str, missing: list[Any]) -> str:
     return f"{head} {step}"
 
 
-_TOOL_WORDS = ("memory_write", "memory_edit", "memory_read", "memory_delete", "memory_search",
-               "knowledge_search", "dispose", "finish_phase", '"arguments"', "<tool_call>")
+_CALL_MARKERS = ('"arguments"', "<tool_call>")  # how printed calls look when the name is not a tool
 
 
 @dataclass
@@ -165,7 +168,8 @@ class Conversation:
                 self.nudges += 1
                 if turn.content and turn.content.strip():
                     self.notes.append(turn.content.strip())
-                text = nudge(turn.content, self.phase, self.ledger.missing_shown())
+                text = nudge(turn.content, self.phase, self.ledger.missing_shown(),
+                             [schema["function"]["name"] for schema in schemas])
                 self.messages.append({"role": "user", "content": text})
                 continue
             self._finished = False

@@ -9,6 +9,7 @@ import json
 from consolidate.helpers import dispose_call, finish_call, git, head, snapshot
 from support.fake_llm import Reply, tool_call
 
+from memcli.consolidate.agent import nudge
 from memcli.consolidate.run import Options, run
 from memcli.lint import lint
 from memcli.workspace import Workspace
@@ -124,3 +125,12 @@ def test_integrated_record_gone_at_the_end_goes_back_for_repair(repo_ws, fake_ll
     out = capsys.readouterr().out  # nothing changed in the end: no commit, the report says what was dropped
     assert "no changes to make" in out
     assert "dropped staging item: request 'Japanese': judged noise in GC" in out
+
+
+def test_a_printed_call_of_any_offered_tool_is_named_back() -> None:
+    offered = ["memory_read", "project_docs", "dispose"]
+    printed = nudge('project_docs(path="AGENTS.md")', "integration", [], offered)
+    assert "written as text (project_docs); it was NOT run" in printed
+    assert "written as text" not in nudge("Reading the project docs next.", "integration", [], offered)
+    # a call printed in a tool-call format is caught even when its name is not a tool
+    assert "written as text" in nudge('{"name": "read_file", "arguments": {}}', "gc", [], offered)
