@@ -312,13 +312,15 @@ class Gateway:
             raise ConfigError(f"model {self.model} needs {', '.join(missing)} in the environment{hint}")
 
     # -- the two call shapes -------------------------------------------------------------------
-    def structured(self, messages: list[dict[str, Any]], schema: type[M]) -> tuple[M, CallUsage]:
-        """One validated object of `schema`; re-asks with the validation error, then InvalidOutput."""
+    def structured(self, messages: list[dict[str, Any]], schema: type[M], *,
+                   max_tokens: int | None = None) -> tuple[M, CallUsage]:
+        """One validated object of `schema` (in at most `max_tokens`, when given); re-asks with the
+        validation error, then InvalidOutput."""
         usage = CallUsage()
         convo = list(messages)
         problem = ""
         for _ in range(self.repair_attempts + 1):
-            response, used = self._structured_call(convo, schema)
+            response, used = self._structured_call(convo, schema, max_tokens)
             usage += used
             content = _content(response)
             try:
@@ -356,12 +358,12 @@ class Gateway:
 
     # -- internals -----------------------------------------------------------------------------
     def _structured_call(
-        self, messages: list[dict[str, Any]], schema: type[BaseModel]
+        self, messages: list[dict[str, Any]], schema: type[BaseModel], max_tokens: int | None = None
     ) -> tuple[Any, CallUsage]:
         json_schema = schema.model_json_schema()
         while True:
             mode = self._mode
-            params: dict[str, Any] = {}
+            params: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
             sent = messages
             if mode == "json_schema":
                 params["response_format"] = {"type": "json_schema", "json_schema": {

@@ -24,6 +24,12 @@ def version() -> str:
     return f"extract-{digest[:12]}"
 
 
+def answer_tokens(context: int) -> int:
+    """Room for one answer in a window of `context` tokens, sent as the call's max_tokens: a local
+    server otherwise lets a rambling small model run until the window is full."""
+    return min(4096, context // 4)
+
+
 def chunk_budget(context: int, configured: int) -> int:
     """The chunk size (prepare's estimate) that fits a model's context window: the window less the
     instructions, the answer schema and room for the answer, converted to prepare's units; never
@@ -37,8 +43,7 @@ def chunk_budget(context: int, configured: int) -> int:
     count = EstimateCounter().count
     fixed = count(load("system")) + count(load("user")) + count(json.dumps(
         ExtractedItems.model_json_schema(), ensure_ascii=False)) + 64  # message framing, tag, counts
-    answer = min(4096, context // 4)
-    fits = int((context - fixed - answer) / 1.5)
+    fits = int((context - fixed - answer_tokens(context)) / 1.5)
     # A window too small for even a short chunk: chunks stay small, and the gateway refuses each
     # one as over the window (the chunk fails, and is retried once the window is set larger).
     return max(200, min(configured, fits))

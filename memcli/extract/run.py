@@ -236,7 +236,8 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
                               gateway.model, file_id)
             return Result(w, "recovered", _merged(items, kept))
     try:
-        items, usage = gateway.structured(messages, ExtractedItems)
+        items, usage = gateway.structured(messages, ExtractedItems,
+                                          max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:

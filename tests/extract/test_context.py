@@ -40,9 +40,12 @@ def test_chunks_are_sized_to_fit_the_window(fake_llm: FakeLLM, tmp_path: Path) -
     assert run(small, paths=[_long_session(tmp_path / "b")]) == 0
     narrow = fake_llm.calls - wide
     assert narrow > wide >= 1  # the same session, cut finer for the small window
+    # the answer is capped at the room left for it: 4096 tokens at most, a quarter of a small window
+    assert {body.get("max_tokens") for body in fake_llm.requests[:wide]} == {4096}
+    assert {body.get("max_tokens") for body in fake_llm.requests[wide:]} == {2048}
     for body in fake_llm.requests[wide:]:
         fmt = {"response_format": body["response_format"]} if "response_format" in body else {}
-        assert estimate_prompt(body["messages"], fmt) < 8192 - min(4096, 8192 // 4) + 1
+        assert estimate_prompt(body["messages"], fmt) < 8192 - 2048 + 1
     # Every entry was extracted under the small window too: the ranges cover the session.
     ranges = sorted(f.source.range for f in staged(small))
     assert ranges[0][0] == 0 and ranges[-1][1] == 59
