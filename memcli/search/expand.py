@@ -21,6 +21,10 @@ import math
 import sqlite3
 from collections import Counter
 from itertools import pairwise
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memcli.search.text import Group
 
 COORD = 0.5
 PROXIMITY = 0.3
@@ -51,29 +55,39 @@ def candidate_terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[
     return {doc_id: s + d + b for doc_id, (s, d, b) in candidate_fields(conn, ids).items()}
 
 
-def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
-    """Scale each score by (share of query groups the record contains) ** COORD, in place."""
+def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
+    """Scale each score by (share of query groups the record contains, in any of their forms) ** COORD,
+    in place."""
     if len(groups) < 2 or COORD == 0:
         return
     for doc_id, words in terms.items():
         present = set(words)
-        matched = sum(all(t in present for t in group) for group in groups)
+        matched = sum(g.held(present) for g in groups)
         scores[doc_id] *= (max(matched, 1) / len(groups)) ** COORD
 
 
-def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
+def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
     """Scale each score by 1 + PROXIMITY × (share of consecutive query word pairs found adjacent), in place.
 
     Stopwords are not indexed, so "trip with her family" has "trip family" adjacent: a pair is the
-    query's consecutive single-term groups (CJK runs already match as phrases).
+    query's consecutive single-term groups (CJK runs already match as phrases), each in any of its
+    forms ("went home" for "go home").
     """
-    words = [g[0] for g in groups if len(g) == 1]
-    pairs = {(a, b) for a, b in pairwise(words) if a != b}
+    words = [g.forms for g in groups if len(g.terms) == 1]
+    pairs = [(a, b) for a, b in pairwise(range(len(words))) if words[a][0] != words[b][0]]
     if not pairs or PROXIMITY == 0:
         return
+    where: dict[str, set[int]] = {}
+    for i, forms in enumerate(words):
+        for t in forms:
+            where.setdefault(t, set()).add(i)
     for doc_id, seq in terms.items():
-        found = {(a, b) for a, b in pairwise(seq) if (a, b) in pairs or (b, a) in pairs}
-        matched = sum((a, b) in found or (b, a) in found for a, b in pairs)
+        found = set()
+        for x, y in pairwise(seq):
+            for i in where.get(x, ()):
+                for j in where.get(y, ()):
+                    found.add((min(i, j), max(i, j)))
+        matched = sum(pair in found for pair in pairs)
         if matched:
             scores[doc_id] *= 1 + PROXIMITY * matched / len(pairs)
 

@@ -89,7 +89,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)
-        expand.feedback(scores, terms, {t for g in groups for t in g}, index.size())
+        expand.feedback(scores, terms, {t for g in groups for t in g.forms}, index.size())
         _phrases_on_top(scores, terms, query_phrases(query))
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.search import MARK_CLOSE, MARK_OPEN, SearchIndex, search
+from memcli.search.text import Group
 
 
 def slugs(hits) -> list[str]:
@@ -237,8 +238,8 @@ def test_a_word_in_most_records_still_counts(records):
         index.refresh()
         ids = [row[0] for row in index.conn.execute("SELECT id FROM docs")]
         fields = candidate_fields(index.conn, ids)
-        dfs = bm25.doc_freqs(index.conn, [["alic"]])
-        scores = bm25.score([["alic"]], dfs, fields, WEIGHTS, index.size(), index.avg_length())
+        dfs = bm25.doc_freqs(index.conn, [Group(("alic",))])
+        scores = bm25.score([Group(("alic",))], dfs, fields, WEIGHTS, index.size(), index.avg_length())
     assert len(scores) == 5 and min(scores.values()) > 0.1  # FTS5's bm25() gives it ~1e-6
 
 
