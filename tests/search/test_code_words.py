@@ -122,6 +122,13 @@ def test_go_modules_do_not_find_went(records):
     assert slugs(search(records.root, "go modules"))[0] == "go-modules"
 
 
+def test_lead_finds_the_lead_before_an_led(records):
+    records.decision("status-leds", "The board shows the build status on a red LED.")
+    records.decision("tech-lead", "The tech lead approves releases.")
+    assert slugs(search(records.root, "who is the tech lead")) == ["tech-lead", "status-leds"]
+    assert slugs(search(records.root, "red LED")) == ["status-leds"]
+
+
 def test_a_word_found_in_another_form_is_not_a_typo(records):
     records.request("hiking", "They go hiking every weekend.")
     records.request("west", "The west office opens at nine.")  # "west" is one edit from "went"
