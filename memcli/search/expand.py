@@ -10,8 +10,9 @@ the same in a 100- and a 10 000-record workspace.
   the two words apart (the ordered-window part of the sequential dependence model).
 * Feedback (RM3-style): a record rarely repeats the question's words (the question says "research",
   the record "looked into adoption agencies"). The first hits are usually on topic, so their most
-  distinctive terms (tf × idf) score the candidates a second time at a lower weight. It only
-  reorders: a record that shares no word with the query is never brought in.
+  distinctive terms (tf × idf, each hit's terms counted in proportion to its score, as RM3 weights
+  its feedback documents by their query likelihood) score the candidates a second time at a lower
+  weight. It only reorders: a record that shares no word with the query is never brought in.
 Measured on LoCoMo by bench/search_locomo.py (see docs/search.md).
 """
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 COORD = 0.5
 PROXIMITY = 0.3
 FEEDBACK_DOCS = 3
-FEEDBACK_TERMS = 8
+FEEDBACK_TERMS = 12
 FEEDBACK_WEIGHT = 0.2
 # Below this many records the first hits are most of the collection: their terms say nothing.
 MIN_RECORDS = 50
@@ -92,15 +93,20 @@ def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: lis
             scores[doc_id] *= 1 + PROXIMITY * matched / len(pairs)
 
 
-def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]],
-                   exclude: set[str]) -> dict[str, float]:
-    """The FEEDBACK_TERMS most distinctive terms of the first hits (tf × idf) → their idf.
+def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]], exclude: set[str],
+                   shares: list[float] | None = None) -> dict[str, float]:
+    """The FEEDBACK_TERMS most distinctive terms of the first hits (tf × idf) → their idf; `shares`
+    weighs each hit's term counts (its score against the first hit's; all 1 by default).
 
     The idf is taken over the candidates, not the collection: feedback only reorders candidates,
     so a term is worth as much as it tells them apart, and the counts cost no extra reads (the
     collection-wide document frequency of common words is what made FTS5's vocabulary table slow).
     """
-    tf: Counter[str] = Counter(t for words in first_docs for t in words if t not in exclude and len(t) > 1)
+    tf: Counter[str] = Counter()
+    for words, share in zip(first_docs, shares or [1.0] * len(first_docs), strict=True):
+        for t in words:
+            if t not in exclude and len(t) > 1:
+                tf[t] += share
     if not tf:
         return {}
     df: Counter[str] = Counter(t for words in candidates.values() for t in set(words) if t in tf)
@@ -115,7 +121,8 @@ def feedback(scores: dict[int, float], terms: dict[int, list[str]], exclude: set
     if FEEDBACK_WEIGHT == 0 or total < MIN_RECORDS or len(scores) <= FEEDBACK_DOCS:
         return
     firsts = sorted(scores, key=lambda d: (-scores[d], d))[:FEEDBACK_DOCS]
-    chosen = feedback_terms([terms.get(d, []) for d in firsts], terms, exclude)
+    shares = [scores[d] / scores[firsts[0]] for d in firsts]
+    chosen = feedback_terms([terms.get(d, []) for d in firsts], terms, exclude, shares)
     if not chosen:
         return
     avg = sum(len(w) for w in terms.values()) / max(len(terms), 1) or 1.0

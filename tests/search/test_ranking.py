@@ -213,6 +213,15 @@ def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
     assert "adopt" not in terms and index_terms("note") not in terms
 
 
+def test_feedback_counts_each_first_hit_by_its_score():
+    from memcli.search.expand import feedback_terms
+
+    firsts = [["kayak", "lake"], ["pottery", "class"]]
+    candidates = {1: firsts[0], 2: firsts[1], 3: ["note"], 4: ["note"]}
+    assert list(feedback_terms(firsts, candidates, set(), [1.0, 0.4]))[:2] == ["kayak", "lake"]
+    assert list(feedback_terms(firsts, candidates, set(), [0.4, 1.0]))[:2] == ["class", "pottery"]
+
+
 def test_query_words_side_by_side_outrank_the_same_words_apart(records):
     # "apart" is shorter, so it wins on BM25 alone; the adjacent pair must turn that around.
     records.request("apart", "Shelter dogs: homeless people fed them.")
