@@ -5,8 +5,9 @@ is compared (Levenshtein distance, rapidfuzz) with the index's terms that start 
 letter and are about as long; the closest within MAX_DISTANCE (1 edit for 4–7 letters, 2 from 8,
 none below 4 — a short word is one edit away from too many others), most frequent on a tie, takes
 its place at TYPO_WEIGHT of a word's weight, so a record matched through a correction ranks below
-one that matches the words as typed. Only words absent from the index are corrected, so a query
-never changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
+one that matches the words as typed. Only words absent from the index are corrected (in every
+form: "went" is not corrected to "west" when records hold "go", see text.Group), so a query never
+changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
 letter's range at a time, and only for such words.
 """
 
