@@ -18,7 +18,7 @@ bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|breed bred|
 bring brought|build built|burn burnt|buy bought|catch caught|choose chose chosen|cling clung|
 come came|creep crept|deal dealt|dig dug|do did done|draw drew drawn|dream dreamt|drink drank drunk|
 drive drove driven|eat ate eaten|fall fell fallen|feed fed|fight fought|flee fled|fling flung|
-fly flew flown|forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|
+fly flew flown flies|forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|
 freeze froze frozen|get got gotten|give gave given|go went gone goes|grow grew grown|
 hang hung|have had|hear heard|hide hid hidden|hold held|keep kept|kneel knelt|know knew known|
 lay laid|lead led|lean leant|leap leapt|learn learnt|lend lent|lie lain|lose lost|make made|

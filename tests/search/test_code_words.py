@@ -94,6 +94,7 @@ def test_identifiers_match_whole_and_by_parts(records):
     ("where did she go", {"go": ("went", "gone", "goe")}),
     ("went", {"went": ("go", "gone", "goe")}),
     ("making", {"make": ("made",)}),
+    ("flying", {"fli": ("fly", "flew", "flown")}),  # Snowball: flies, flying → fli; fly stays fly
     ("led the team", {"led": ("lead",), "team": ()}),
     ("Go modules", {"go": (), "modul": ()}),  # capitalised: the language, as written
     ("GO", {"go": ()}),  # ALL-CAPS
