@@ -51,7 +51,7 @@ def bigram_doc(text: str) -> list[str]:
 def bigram_query(text: str) -> list[str]:
     from memcli.search.text import query_groups
 
-    return [t for g in query_groups(text) for t in g]
+    return [t for g in query_groups(text) for t in g.terms]
 
 
 def janome_tokenizer():

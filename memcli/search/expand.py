@@ -10,8 +10,9 @@ the same in a 100- and a 10 000-record workspace.
   the two words apart (the ordered-window part of the sequential dependence model).
 * Feedback (RM3-style): a record rarely repeats the question's words (the question says "research",
   the record "looked into adoption agencies"). The first hits are usually on topic, so their most
-  distinctive terms (tf × idf) score the candidates a second time at a lower weight. It only
-  reorders: a record that shares no word with the query is never brought in.
+  distinctive terms (tf × idf, each hit's terms counted in proportion to its score, as RM3 weights
+  its feedback documents by their query likelihood) score the candidates a second time at a lower
+  weight. It only reorders: a record that shares no word with the query is never brought in.
 Measured on LoCoMo by bench/search_locomo.py (see docs/search.md).
 """
 
@@ -21,11 +22,15 @@ import math
 import sqlite3
 from collections import Counter
 from itertools import pairwise
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memcli.search.text import Group
 
 COORD = 0.5
 PROXIMITY = 0.3
 FEEDBACK_DOCS = 3
-FEEDBACK_TERMS = 8
+FEEDBACK_TERMS = 12
 FEEDBACK_WEIGHT = 0.2
 # Below this many records the first hits are most of the collection: their terms say nothing.
 MIN_RECORDS = 50
@@ -51,42 +56,57 @@ def candidate_terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[
     return {doc_id: s + d + b for doc_id, (s, d, b) in candidate_fields(conn, ids).items()}
 
 
-def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
-    """Scale each score by (share of query groups the record contains) ** COORD, in place."""
+def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
+    """Scale each score by (share of query groups the record contains, in any of their forms) ** COORD,
+    in place."""
     if len(groups) < 2 or COORD == 0:
         return
     for doc_id, words in terms.items():
         present = set(words)
-        matched = sum(all(t in present for t in group) for group in groups)
+        matched = sum(g.held(present) for g in groups)
         scores[doc_id] *= (max(matched, 1) / len(groups)) ** COORD
 
 
-def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[list[str]]) -> None:
+def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
     """Scale each score by 1 + PROXIMITY × (share of consecutive query word pairs found adjacent), in place.
 
     Stopwords are not indexed, so "trip with her family" has "trip family" adjacent: a pair is the
-    query's consecutive single-term groups (CJK runs already match as phrases).
+    query's consecutive single-term groups (CJK runs already match as phrases), each in any of its
+    forms ("went home" for "go home").
     """
-    words = [g[0] for g in groups if len(g) == 1]
-    pairs = {(a, b) for a, b in pairwise(words) if a != b}
+    words = [g.forms for g in groups if len(g.terms) == 1]
+    pairs = [(a, b) for a, b in pairwise(range(len(words))) if words[a][0] != words[b][0]]
     if not pairs or PROXIMITY == 0:
         return
+    where: dict[str, set[int]] = {}
+    for i, forms in enumerate(words):
+        for t in forms:
+            where.setdefault(t, set()).add(i)
     for doc_id, seq in terms.items():
-        found = {(a, b) for a, b in pairwise(seq) if (a, b) in pairs or (b, a) in pairs}
-        matched = sum((a, b) in found or (b, a) in found for a, b in pairs)
+        found = set()
+        for x, y in pairwise(seq):
+            for i in where.get(x, ()):
+                for j in where.get(y, ()):
+                    found.add((min(i, j), max(i, j)))
+        matched = sum(pair in found for pair in pairs)
         if matched:
             scores[doc_id] *= 1 + PROXIMITY * matched / len(pairs)
 
 
-def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]],
-                   exclude: set[str]) -> dict[str, float]:
-    """The FEEDBACK_TERMS most distinctive terms of the first hits (tf × idf) → their idf.
+def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]], exclude: set[str],
+                   shares: list[float] | None = None) -> dict[str, float]:
+    """The FEEDBACK_TERMS most distinctive terms of the first hits (tf × idf) → their idf; `shares`
+    weighs each hit's term counts (its score against the first hit's; all 1 by default).
 
     The idf is taken over the candidates, not the collection: feedback only reorders candidates,
     so a term is worth as much as it tells them apart, and the counts cost no extra reads (the
     collection-wide document frequency of common words is what made FTS5's vocabulary table slow).
     """
-    tf: Counter[str] = Counter(t for words in first_docs for t in words if t not in exclude and len(t) > 1)
+    tf: Counter[str] = Counter()
+    for words, share in zip(first_docs, shares or [1.0] * len(first_docs), strict=True):
+        for t in words:
+            if t not in exclude and len(t) > 1:
+                tf[t] += share
     if not tf:
         return {}
     df: Counter[str] = Counter(t for words in candidates.values() for t in set(words) if t in tf)
@@ -101,7 +121,8 @@ def feedback(scores: dict[int, float], terms: dict[int, list[str]], exclude: set
     if FEEDBACK_WEIGHT == 0 or total < MIN_RECORDS or len(scores) <= FEEDBACK_DOCS:
         return
     firsts = sorted(scores, key=lambda d: (-scores[d], d))[:FEEDBACK_DOCS]
-    chosen = feedback_terms([terms.get(d, []) for d in firsts], terms, exclude)
+    shares = [scores[d] / scores[firsts[0]] for d in firsts]
+    chosen = feedback_terms([terms.get(d, []) for d in firsts], terms, exclude, shares)
     if not chosen:
         return
     avg = sum(len(w) for w in terms.values()) / max(len(terms), 1) or 1.0

@@ -1,7 +1,8 @@
 """Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback), plus typos.
 
 A query word found in no record is replaced by its closest index term (memcli.search.typos) at a
-lower weight.
+lower weight; a lowercase word of a code-word family also matches its other forms at a lower
+weight (text.Group, bm25.ALT_WEIGHT).
 
 FTS5's bm25() only orders the candidate pool; their scores come from memcli.search.bm25 (k1/b for
 short records) and memcli.search.expand. A slug that is close to the whole query by edit distance
@@ -89,7 +90,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)
-        expand.feedback(scores, terms, {t for g in groups for t in g}, index.size())
+        expand.feedback(scores, terms, {t for g in groups for t in g.forms}, index.size())
         _phrases_on_top(scores, terms, query_phrases(query))
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():

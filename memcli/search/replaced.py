@@ -13,19 +13,24 @@ a candidate like any record, then:
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memcli.search.text import Group
 
 ABOUT = 0.5
 BELOW = 0.9
 ALONE = 0.5
 
 
-def coverage(words: list[str], groups: list[list[str]]) -> float:
+def coverage(words: list[str], groups: list[Group]) -> float:
+    """Share of the query's groups the record holds (as written or in another form)."""
     present = set(words)
-    return sum(all(t in present for t in group) for group in groups) / max(len(groups), 1)
+    return sum(g.held(present) for g in groups) / max(len(groups), 1)
 
 
 def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, list[str]],
-           groups: list[list[str]], *, keep_all: bool) -> None:
+           groups: list[Group], *, keep_all: bool) -> None:
     """Drop replaced decisions the query is not about (unless keep_all), rank the rest below their
     replacements (in place)."""
     ids = list(scores)

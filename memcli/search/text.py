@@ -15,16 +15,23 @@ character there, so a whole identifier stays one term).
   then each part. Parts are suffix-stemmed like words (retry_count is found by "retries count") but
   never go through the word-form table, so `made_by` does not become make.
 * CJK runs: see cjk.py.
+
+The index keeps words as written; only the query side joins the word-form families that touch a
+code word (go/went/gone, make/made, get/got, lead/led ...; irregular.CODE_FAMILIES): a query word
+written in lowercase as a plain word carries the other forms of its family as alternatives, which
+score at a lower weight (bm25.ALT_WEIGHT), so "where did she go" finds "she went" while a record
+holding "go" itself ranks above it, and "Go", "GO" or `go_mod` never stand for "went".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memcli.search.cjk import CJK_CHARS, bigrams, pieces, query_terms
-from memcli.search.irregular import BASE
+from memcli.search.irregular import BASE, CODE_FAMILIES
 
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
 TOKENIZER_VERSION = 4
@@ -52,6 +59,25 @@ def _stemmer():
     import snowballstemmer
 
     return snowballstemmer.stemmer("english")
+
+
+@dataclass(frozen=True)
+class Group:
+    """One query word as searched. `terms`: one term, a CJK bigram phrase or a lone CJK character
+    (a prefix, see is_prefix); `alternatives`: other index terms of the same word (went, gone, goe
+    for "go"), matched at a lower weight (bm25.ALT_WEIGHT)."""
+
+    terms: tuple[str, ...]
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        """Every term that counts as this group where a single term is looked up (coord, adjacency)."""
+        return self.terms + self.alternatives
+
+    def held(self, present: set[str]) -> bool:
+        """Whether a record with these terms holds the word, as written or in another form."""
+        return all(t in present for t in self.terms) or any(t in present for t in self.alternatives)
 
 
 def _snowball(word: str) -> str:
@@ -86,6 +112,26 @@ def word_term(word: str, *, part: bool = False) -> str | None:
     if acronym:
         return acronym
     return _snowball(folded) if part else stem(folded)
+
+
+@lru_cache(maxsize=1)
+def _family_terms() -> dict[str, tuple[str, ...]]:
+    """Term of a form of a CODE_FAMILIES family → the terms of the other forms (go → went gone goe)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for forms in CODE_FAMILIES:
+        terms = list(dict.fromkeys(t for f in forms if (t := word_term(f))))
+        for term in terms:
+            out[term] = tuple(t for t in terms if t != term)
+    return out
+
+
+def alternatives(word: str) -> tuple[str, ...]:
+    """Other forms of a plain query word of a code-word family, as index terms; none unless the word
+    is written in lowercase (Go, GO, Make stay as written)."""
+    if not word.islower():
+        return ()
+    term = word_term(word)
+    return _family_terms().get(term, ()) if term else ()
 
 
 def _parts(chunk: str) -> list[str]:
@@ -125,28 +171,35 @@ def index_terms(text: str) -> str:
     return " ".join(out)
 
 
-def query_groups(query: str) -> list[list[str]]:
-    """The query as groups of terms: one term per word or identifier part, one per CJK bigram of
-    each content piece (cjk.query_terms); each group can match on its own.
+def query_groups(query: str) -> list[Group]:
+    """The query as groups: one per word or identifier part, one per CJK bigram of each content
+    piece (cjk.query_terms); each group can match on its own. A plain lowercase word of a code-word
+    family carries its other forms (alternatives); a contraction's first part ("won't") does not.
 
     Stopwords are dropped unless nothing else is left ("who" alone still searches). At most
     MAX_QUERY_TERMS distinct groups are kept, so a pasted 10 KB query stays fast.
     """
-    groups: list[list[str]] = []
-    seen: set[tuple[str, ...]] = set()
-    for cjk, chunk in _TOKEN.findall(_nfkc(query)):
-        found = query_terms(cjk) if cjk else [[t] for t in chunk_terms(chunk)]
+    text = _nfkc(query)
+    groups: dict[tuple[str, ...], Group] = {}
+    for match in _TOKEN.finditer(text):
+        cjk, chunk = match.groups()
+        if cjk:
+            found = [Group(tuple(g)) for g in query_terms(cjk)]
+        else:
+            contraction = text.startswith(("'", "’"), match.end())
+            alts = alternatives(chunk) if _PART.fullmatch(chunk) and not contraction else ()
+            found = [Group((t,), alts) for t in chunk_terms(chunk)]
         for group in found:
-            if tuple(group) not in seen:
-                seen.add(tuple(group))
-                groups.append(group)
+            known = groups.get(group.terms)
+            if known is None or len(group.alternatives) > len(known.alternatives):
+                groups[group.terms] = group
         if len(groups) >= MAX_QUERY_TERMS:
-            return groups[:MAX_QUERY_TERMS]
+            break
     if not groups:  # only stopwords: search them as they are
-        chunks = [chunk for _, chunk in _TOKEN.findall(_nfkc(query))]
+        chunks = [chunk for _, chunk in _TOKEN.findall(text)]
         words = dict.fromkeys(w.casefold() for chunk in chunks for w in _parts(chunk))
-        groups = [[w] for w in list(words)[:MAX_QUERY_TERMS]]
-    return groups
+        return [Group((w,)) for w in list(words)[:MAX_QUERY_TERMS]]
+    return list(groups.values())[:MAX_QUERY_TERMS]
 
 
 def query_phrases(query: str) -> list[list[str]]:
@@ -155,23 +208,25 @@ def query_phrases(query: str) -> list[list[str]]:
     return [bigrams(cjk) for cjk, _ in _TOKEN.findall(_nfkc(query)) if len(cjk) >= 3]
 
 
-def is_prefix(group: list[str]) -> bool:
+def is_prefix(terms: tuple[str, ...] | list[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
-    return len(group) == 1 and len(group[0]) == 1 and bool(_TOKEN.match(group[0]).group(1))
+    return len(terms) == 1 and len(terms[0]) == 1 and bool(_TOKEN.match(terms[0]).group(1))
 
 
-def fts_query(groups: list[list[str]]) -> str:
+def fts_query(groups: list[Group]) -> str:
     """An FTS5 MATCH expression: the groups OR-ed, each quoted, so no user text is FTS syntax.
 
     Terms contain only letters, digits and "_" (see _TOKEN), so quoting cannot be escaped. A single
-    CJK character is a prefix query on the bigrams (一 finds 一つ).
+    CJK character is a prefix query on the bigrams (一 finds 一つ); a group's alternatives are
+    OR-ed with its term.
     """
     parts = []
     for group in groups:
-        if is_prefix(group):
-            parts.append(f'"{group[0]}"*')
+        if is_prefix(group.terms):
+            parts.append(f'"{group.terms[0]}"*')
         else:
-            parts.append('"' + " ".join(group) + '"')
+            parts.append('"' + " ".join(group.terms) + '"')
+        parts += [f'"{t}"' for t in group.alternatives]
     return " OR ".join(parts)
 
 

@@ -5,14 +5,17 @@ is compared (Levenshtein distance, rapidfuzz) with the index's terms that start 
 letter and are about as long; the closest within MAX_DISTANCE (1 edit for 4–7 letters, 2 from 8,
 none below 4 — a short word is one edit away from too many others), most frequent on a tie, takes
 its place at TYPO_WEIGHT of a word's weight, so a record matched through a correction ranks below
-one that matches the words as typed. Only words absent from the index are corrected, so a query
-never changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
+one that matches the words as typed. Only words absent from the index are corrected (in every
+form: "went" is not corrected to "west" when records hold "go", see text.Group), so a query never
+changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
 letter's range at a time, and only for such words.
 """
 
 from __future__ import annotations
 
 import sqlite3
+
+from memcli.search.text import Group
 
 TYPO_WEIGHT = 0.5
 
@@ -21,8 +24,9 @@ def max_distance(term: str) -> int:
     return 0 if len(term) < 4 else 1 if len(term) < 8 else 2
 
 
-def _correctable(group: list[str]) -> bool:
-    return len(group) == 1 and group[0].isascii() and group[0].isalpha() and max_distance(group[0]) > 0
+def _correctable(group: Group) -> bool:
+    (term, *rest) = group.terms
+    return not rest and term.isascii() and term.isalpha() and max_distance(term) > 0
 
 
 def _vocabulary(conn: sqlite3.Connection, first: str, low: int, high: int) -> list[tuple[str, int]]:
@@ -45,19 +49,19 @@ def closest(conn: sqlite3.Connection, term: str) -> str | None:
     return None if best is None else best[2]
 
 
-def correct(conn: sqlite3.Connection, groups: list[list[str]], dfs: list[int]
-            ) -> tuple[list[list[str]], list[float], list[int]]:
-    """(groups, weight factors, document frequencies) with each absent word replaced by its
-    closest index term; unchanged groups keep factor 1."""
+def correct(conn: sqlite3.Connection, groups: list[Group], dfs: list[int]
+            ) -> tuple[list[Group], list[float], list[int]]:
+    """(groups, weight factors, document frequencies) with each absent word (no record holds it in
+    any of its forms) replaced by its closest index term; unchanged groups keep factor 1."""
     out_groups, factors, out_dfs = [], [], []
     for group, df in zip(groups, dfs, strict=True):
-        fixed = closest(conn, group[0]) if df == 0 and _correctable(group) else None
+        fixed = closest(conn, group.terms[0]) if df == 0 and _correctable(group) else None
         if fixed is None:
             out_groups.append(group)
             factors.append(1.0)
             out_dfs.append(df)
         else:
-            out_groups.append([fixed])
+            out_groups.append(Group((fixed,)))
             factors.append(TYPO_WEIGHT)
             (n,) = conn.execute("SELECT doc FROM temp.vocab WHERE term = ?", (fixed,)).fetchone()
             out_dfs.append(n)

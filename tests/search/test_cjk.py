@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.search.cjk import pieces
-from memcli.search.text import index_terms, query_groups, query_phrases
+from memcli.search.text import Group, index_terms, query_groups, query_phrases
 
 
 @pytest.mark.parametrize(("run", "expected"), [
@@ -25,8 +25,7 @@ def test_pieces_cut_where_the_script_changes_and_drop_kana(run, expected):
     ("我们应该", ["我们", "们应", "应该"]),  # Chinese: every bigram
 ])
 def test_query_groups_of_sentences(query, expected):
-    assert [g[0] for g in query_groups(query)] == expected
-    assert all(len(g) == 1 for g in query_groups(query))
+    assert [g.terms for g in query_groups(query)] == [(t,) for t in expected]
 
 
 def test_records_keep_every_bigram_and_the_whole_run_is_a_phrase():
@@ -35,4 +34,4 @@ def test_records_keep_every_bigram_and_the_whole_run_is_a_phrase():
 
 
 def test_a_lone_kanji_is_a_prefix_group():
-    assert query_groups("本") == [["本"]]
+    assert query_groups("本") == [Group(("本",))]

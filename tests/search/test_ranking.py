@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.search import MARK_CLOSE, MARK_OPEN, SearchIndex, search
+from memcli.search.text import Group
 
 
 def slugs(hits) -> list[str]:
@@ -212,6 +213,15 @@ def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
     assert "adopt" not in terms and index_terms("note") not in terms
 
 
+def test_feedback_counts_each_first_hit_by_its_score():
+    from memcli.search.expand import feedback_terms
+
+    firsts = [["kayak", "lake"], ["pottery", "class"]]
+    candidates = {1: firsts[0], 2: firsts[1], 3: ["note"], 4: ["note"]}
+    assert list(feedback_terms(firsts, candidates, set(), [1.0, 0.4]))[:2] == ["kayak", "lake"]
+    assert list(feedback_terms(firsts, candidates, set(), [0.4, 1.0]))[:2] == ["class", "pottery"]
+
+
 def test_query_words_side_by_side_outrank_the_same_words_apart(records):
     # "apart" is shorter, so it wins on BM25 alone; the adjacent pair must turn that around.
     records.request("apart", "Shelter dogs: homeless people fed them.")
@@ -237,8 +247,8 @@ def test_a_word_in_most_records_still_counts(records):
         index.refresh()
         ids = [row[0] for row in index.conn.execute("SELECT id FROM docs")]
         fields = candidate_fields(index.conn, ids)
-        dfs = bm25.doc_freqs(index.conn, [["alic"]])
-        scores = bm25.score([["alic"]], dfs, fields, WEIGHTS, index.size(), index.avg_length())
+        dfs = bm25.doc_freqs(index.conn, [Group(("alic",))])
+        scores = bm25.score([Group(("alic",))], dfs, fields, WEIGHTS, index.size(), index.avg_length())
     assert len(scores) == 5 and min(scores.values()) > 0.1  # FTS5's bm25() gives it ~1e-6
 
 
