@@ -28,7 +28,7 @@ from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 if TYPE_CHECKING:
     from memcli.search.semantic import Embedder, VectorCache, VectorStats
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 RECORD_DIRS = tuple(KIND_DIRS.values())
 _RACY_NS = 2_000_000_000  # coarse file systems store mtimes in 1-2 s steps
@@ -40,7 +40,8 @@ CREATE TABLE docs(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL, hash TEXT NOT NULL, type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT,
   status TEXT, replaced_by TEXT, model_invocation INTEGER, parse_error TEXT, terms INTEGER NOT NULL);
-CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL);
+-- words: the record's words as written, for the spelling signal (spelling.py)
+CREATE TABLE texts(id INTEGER PRIMARY KEY, summary TEXT NOT NULL, body TEXT NOT NULL, words TEXT NOT NULL);
 -- record vectors for the optional semantic signal (semantic.py), by content hash and model
 CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
@@ -250,7 +251,8 @@ class SearchIndex:
              rec.replaced_by, rec.model_invocation, rec.parse_error,
              sum(len(t.split()) for t in (rec.slug_terms, rec.description_terms, rec.body_terms))),
         )
-        self.conn.execute("INSERT INTO texts VALUES (?,?,?)", (cur.lastrowid, rec.summary, rec.body))
+        self.conn.execute("INSERT INTO texts VALUES (?,?,?,?)",
+                          (cur.lastrowid, rec.summary, rec.body, rec.words))
         self.conn.execute(
             "INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
             (cur.lastrowid, rec.slug_terms, rec.description_terms, rec.body_terms),

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memcli.search import bm25, expand, replaced, typos
+from memcli.search import bm25, expand, replaced, spelling, typos
 from memcli.search.hit import SearchHit
 from memcli.search.snippet import make_snippet
 from memcli.search.text import fts_query, normalize, query_groups, query_phrases
@@ -95,24 +95,36 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     top = max(scores.values(), default=1.0)
     for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
-    replaced.demote(index.conn, scores, terms, groups, keep_all=include_replaced or status == "replaced")
+    keep_all = include_replaced or status == "replaced"
+    meaning: list[int] = []
     if embedder is not None:
         from memcli.llm import LLMError
 
         depth = max(8 * limit, _CANDIDATES)
-        lexical = sorted(scores, key=lambda d: (-scores[d], d))[:depth]
         try:
             meaning = semantic.ranking(index.conn, embedder.space, query_vector.result(), where, args, depth,
                                        index.vector_cache)
         except LLMError as exc:  # the query could not be embedded: lexical this time, and say so
-            meaning = []
             if index.vectors is not None:
                 index.vectors.error = str(exc)
-        if meaning:
-            scores = semantic.fuse(lexical, meaning, embedder.fusion_k)
-            replaced.demote(index.conn, scores, terms, groups, keep_all=True)  # still below replacements
+    if meaning:  # replaced decisions the query is not about go before the rankings are fused
+        replaced.demote(index.conn, scores, terms, groups, keep_all=keep_all)
+    words = _ranked(scores)
+    firsts = dict.fromkeys(words[: spelling.CANDIDATES] + meaning[: spelling.CANDIDATES])
+    spelled = spelling.scores(index.conn, list(firsts), query)
+    if meaning:  # three rankings fused: words, meaning, spelling
+        rankings = [(1.0, words[:depth]), (1.0, meaning), (spelling.FUSION_WEIGHT, _ranked(spelled)[:depth])]
+        scores = semantic.fuse(rankings, embedder.fusion_k)
+        replaced.demote(index.conn, scores, terms, groups, keep_all=True)  # still below replacements
+    else:
+        scores = spelling.blend(scores, spelled)
+        replaced.demote(index.conn, scores, terms, groups, keep_all=keep_all)
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [_hit(index, doc_id, score, query) for doc_id, score in best]
+
+
+def _ranked(scores: dict[int, float]) -> list[int]:
+    return sorted(scores, key=lambda d: (-scores[d], d))
 
 
 def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phrases: list[list[str]]) -> None:

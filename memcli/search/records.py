@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memcli.records import parse_record
+from memcli.search.spelling import words as spelling_words
 from memcli.search.text import index_terms
 from memcli.workspace import locate
 
@@ -27,6 +28,7 @@ class IndexedRecord:
     slug_terms: str
     description_terms: str
     body_terms: str
+    words: str  # for the spelling signal (memcli.search.spelling)
 
 
 def _str(meta: dict, key: str) -> str | None:
@@ -69,4 +71,5 @@ def read_record(rel: str, data: bytes) -> IndexedRecord:
         slug_terms=index_terms(slug_text),
         description_terms=index_terms(description),
         body_terms=index_terms(body),
+        words=spelling_words(f"{loc.slug}\n{description}\n{body}"),
     )

@@ -208,12 +208,13 @@ def _matrix(conn: sqlite3.Connection, space: str, width: int,
     return ids, replaced, matrix
 
 
-def fuse(lexical: list[int], semantic: list[int], k: int) -> dict[int, float]:
-    """Reciprocal-rank fusion of two rankings (best first) → fused score per id."""
+def fuse(rankings: list[tuple[float, list[int]]], k: int) -> dict[int, float]:
+    """Weighted reciprocal-rank fusion of rankings (weight, ids best first) → fused score per id:
+    Σ weight / (k + rank)."""
     out: dict[int, float] = {}
-    for ranked in (lexical, semantic):
+    for weight, ranked in rankings:
         for rank, doc_id in enumerate(ranked, 1):
-            out[doc_id] = out.get(doc_id, 0.0) + 1.0 / (k + rank)
+            out[doc_id] = out.get(doc_id, 0.0) + weight / (k + rank)
     return out
 
 

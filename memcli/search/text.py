@@ -156,14 +156,14 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _nfkc(text: str) -> str:
+def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
 def index_terms(text: str) -> str:
     """The space-separated terms stored in the FTS table for `text`."""
     out: list[str] = []
-    for cjk, chunk in _TOKEN.findall(_nfkc(text)):
+    for cjk, chunk in _TOKEN.findall(nfkc(text)):
         if cjk:
             out.extend(bigrams(cjk))
         else:
@@ -179,7 +179,7 @@ def query_groups(query: str) -> list[Group]:
     Stopwords are dropped unless nothing else is left ("who" alone still searches). At most
     MAX_QUERY_TERMS distinct groups are kept, so a pasted 10 KB query stays fast.
     """
-    text = _nfkc(query)
+    text = nfkc(query)
     groups: dict[tuple[str, ...], Group] = {}
     for match in _TOKEN.finditer(text):
         cjk, chunk = match.groups()
@@ -205,7 +205,7 @@ def query_groups(query: str) -> list[Group]:
 def query_phrases(query: str) -> list[list[str]]:
     """The query's CJK runs of 3+ characters as bigram phrases: a record holding a whole run ranks
     above records that only hold its pieces."""
-    return [bigrams(cjk) for cjk, _ in _TOKEN.findall(_nfkc(query)) if len(cjk) >= 3]
+    return [bigrams(cjk) for cjk, _ in _TOKEN.findall(nfkc(query)) if len(cjk) >= 3]
 
 
 def is_prefix(terms: tuple[str, ...] | list[str]) -> bool:
@@ -235,7 +235,7 @@ def highlight_matchers(query: str) -> tuple[set[str], list[str]]:
     substrings (the whole run first, so it is marked as one span where it occurs)."""
     terms: set[str] = set()
     runs: list[str] = []
-    for cjk, chunk in _TOKEN.findall(_nfkc(query)):
+    for cjk, chunk in _TOKEN.findall(nfkc(query)):
         if cjk:
             runs += [cjk, *(p for p in pieces(cjk) if len(p) >= 2)]
         else:
