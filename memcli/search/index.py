@@ -15,6 +15,7 @@ import os
 import sqlite3
 import stat
 import time
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,13 +141,14 @@ class SearchIndex:
         self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
 
     # -- incremental refresh -----------------------------------------------------------------
-    def _listing(self) -> dict[str, os.stat_result]:
-        """Record files (the same set `locate()` gives a kind) → lstat, without following links.
+    def _listing(self) -> dict[str, tuple[int, int]]:
+        """Record files (the same set `locate()` gives a kind) → (mtime_ns, size) of their lstat,
+        without following links.
 
         Only the record folders are scanned, one level deep, with scandir: at 10 000 records this
-        runs on every query, so it avoids pathlib and a second stat per file.
+        runs on every query, so it avoids pathlib, a second stat per file and keeping stat objects.
         """
-        out: dict[str, os.stat_result] = {}
+        out: dict[str, tuple[int, int]] = {}
         for folder in RECORD_DIRS:
             try:
                 entries = os.scandir(self.root / folder)
@@ -158,7 +160,8 @@ class SearchIndex:
                     name = entry.name
                     if name.endswith(".md") and name[0] != "." and entry.is_file(follow_symlinks=False):
                         try:
-                            out[prefix + name] = entry.stat(follow_symlinks=False)
+                            st = entry.stat(follow_symlinks=False)
+                            out[prefix + name] = (st.st_mtime_ns, st.st_size)
                         except OSError:  # gone since the directory was read
                             pass
         try:
@@ -166,7 +169,7 @@ class SearchIndex:
         except OSError:
             return out
         if stat.S_ISREG(st.st_mode):
-            out[SUMMARY_PATH] = st
+            out[SUMMARY_PATH] = (st.st_mtime_ns, st.st_size)
         return out
 
     def refresh(self) -> RefreshStats:
@@ -180,15 +183,15 @@ class SearchIndex:
         files = self._listing()
         # One digest of every (path, mtime, size): equal to the stored one means nothing changed,
         # without reading 10 000 rows. It is stored only while every file is trusted by mtime+size.
-        listing = hashlib.blake2b(
-            "\n".join(f"{p}\0{st.st_mtime_ns}\0{st.st_size}" for p, st in files.items()).encode(),
-            digest_size=16).hexdigest()
+        digest = hashlib.blake2b("\n".join(files).encode(), digest_size=16)
+        digest.update(array("q", (n for pair in files.values() for n in pair)).tobytes())
+        listing = digest.hexdigest()
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
         if stored is not None and stored[0] == listing:
             return RefreshStats(unchanged=len(files))
         return self._sync(files, listing)
 
-    def _sync(self, files: dict[str, os.stat_result], listing: str) -> RefreshStats:
+    def _sync(self, files: dict[str, tuple[int, int]], listing: str) -> RefreshStats:
         # Under the write lock from the first read: two processes refreshing at once must not both
         # decide to add the same file.
         self.conn.execute("BEGIN IMMEDIATE")
@@ -206,12 +209,12 @@ class SearchIndex:
             raise
         return stats
 
-    def _apply(self, files: dict[str, os.stat_result]) -> RefreshStats:
+    def _apply(self, files: dict[str, tuple[int, int]]) -> RefreshStats:
         # (mtime, size) of the files whose mtime is old enough, when they were read, to be trusted.
         rows = self.conn.execute(
             "SELECT path, mtime_ns, size, checked_ns - mtime_ns > ? FROM docs", (_RACY_NS,)).fetchall()
         trusted = {path: (mtime, size) for path, mtime, size, ok in rows if ok}
-        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != (st.st_mtime_ns, st.st_size)]
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
         unchanged = len(files) - len(todo)
         if not todo and len(rows) == len(files):  # same paths, none changed
             return RefreshStats(unchanged=unchanged)
@@ -231,7 +234,7 @@ class SearchIndex:
             if old and old[1] == digest:
                 self.conn.execute(
                     "UPDATE docs SET mtime_ns = ?, size = ?, checked_ns = ? WHERE id = ?",
-                    (st.st_mtime_ns, st.st_size, now, old[0]),
+                    (*st, now, old[0]),
                 )
                 unchanged += 1
                 continue
@@ -240,14 +243,14 @@ class SearchIndex:
             added += not old
         return RefreshStats(added, updated, len(gone), unchanged)
 
-    def _store(self, rec: IndexedRecord, doc_id: int | None, st: os.stat_result, now: int,
+    def _store(self, rec: IndexedRecord, doc_id: int | None, st: tuple[int, int], now: int,
                digest: str) -> None:
         if doc_id is not None:
             self._drop(doc_id)
         cur = self.conn.execute(
             "INSERT INTO docs(path, mtime_ns, size, checked_ns, hash, type, slug, kind, status, replaced_by,"
             " model_invocation, parse_error, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (rec.path, st.st_mtime_ns, st.st_size, now, digest, rec.type, rec.slug, rec.kind, rec.status,
+            (rec.path, *st, now, digest, rec.type, rec.slug, rec.kind, rec.status,
              rec.replaced_by, rec.model_invocation, rec.parse_error,
              sum(len(t.split()) for t in (rec.slug_terms, rec.description_terms, rec.body_terms))),
         )
