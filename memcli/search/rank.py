@@ -1,4 +1,5 @@
-"""Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback), plus typos.
+"""Ranking: FTS5 picks candidates, memcli scores them (BM25, coord, adjacency, feedback, spelling),
+plus typos.
 
 A query word found in no record is replaced by its closest index term (memcli.search.typos) at a
 lower weight; a lowercase word of a code-word family also matches its other forms at a lower
@@ -8,6 +9,10 @@ FTS5's bm25() only orders the candidate pool; their scores come from memcli.sear
 short records) and memcli.search.expand. A slug that is close to the whole query by edit distance
 (rapidfuzz, ≥ SLUG_CUTOFF) adds up to the best score of the query, so `memcli search use-sqlte-wal`
 still puts `use-sqlite-wal` first.
+
+The first hits are then re-scored by spelling (memcli.search.spelling: character 4-grams of the
+words). With an embedder, three rankings are fused by reciprocal rank: words, meaning
+(memcli.search.semantic) and spelling.
 """
 
 from __future__ import annotations
@@ -67,7 +72,7 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
          status: str | None = None, include_replaced: bool = False, limit: int = 10,
          weights: tuple[float, float, float] = WEIGHTS, embedder: Embedder | None = None) -> list[SearchHit]:
     """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it); with an
-    embedder, the lexical ranking fused with the semantic one (memcli.search.semantic)."""
+    embedder, the lexical ranking fused with the semantic and spelling ones."""
     groups = query_groups(query)
     if not groups or limit <= 0:
         return []
