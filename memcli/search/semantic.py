@@ -3,8 +3,8 @@
 Lexical search misses a question that shares no word with its answer ("which database is the
 source of truth" → "Postgres holds the canonical order data"). With `[search] embedding_model`
 set (any litellm embedding model: a local Ollama, OpenAI, ...), `memcli search` also ranks the
-records by cosine similarity to the query and fuses both rankings by reciprocal rank
-(Σ 1 / (fusion_k + rank)), which needs no score calibration between the two.
+records by cosine similarity to the query and fuses that ranking with the lexical and spelling
+ones by reciprocal rank (Σ weight / (fusion_k + rank)), which needs no score calibration.
 
 * Vectors live in the search index, keyed by the record's content hash and the model, so only
   new or edited records are embedded, a rename costs nothing, and switching models re-embeds.
