@@ -10,13 +10,14 @@ away and rebuilt without a word. Without a writable state folder the index lives
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
 import stat
 import time
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,6 +64,22 @@ def index_path(state_dir: Path, root: Path) -> Path:
     workspace never shares (and thrashes) the real workspace's index when MEMCLI_STATE_DIR is set."""
     digest = hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:12]
     return Path(state_dir) / "search" / f"index-{digest}.sqlite"
+
+
+@contextlib.contextmanager
+def _scandir(folder: Path) -> Iterator[Iterator[os.DirEntry]]:
+    """os.scandir over an open descriptor of `folder` where the platform allows it (each entry's
+    stat is then an fstatat relative to the folder), else over its path."""
+    if os.scandir not in os.supports_fd:
+        with os.scandir(folder) as entries:
+            yield entries
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        with os.scandir(fd) as entries:
+            yield entries
+    finally:
+        os.close(fd)
 
 
 def _connect(target: str) -> sqlite3.Connection:
@@ -141,35 +158,39 @@ class SearchIndex:
         self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
 
     # -- incremental refresh -----------------------------------------------------------------
-    def _listing(self) -> dict[str, tuple[int, int]]:
-        """Record files (the same set `locate()` gives a kind) → (mtime_ns, size) of their lstat,
-        without following links.
+    def _listing(self) -> list[tuple[str, list[str], array]]:
+        """Record files (the same set `locate()` gives a kind), per folder: (path prefix, file
+        names, their lstat mtime_ns and size side by side), without following links.
 
-        Only the record folders are scanned, one level deep, with scandir: at 10 000 records this
-        runs on every query, so it avoids pathlib, a second stat per file and keeping stat objects.
+        Only the record folders are scanned, one level deep, with scandir over an open folder
+        (each stat is then relative to it, not a walk of the whole path): at 10 000 records this
+        runs on every query, so it keeps no stat objects and builds no path strings.
         """
-        out: dict[str, tuple[int, int]] = {}
+        out = []
         for folder in RECORD_DIRS:
+            names: list[str] = []
+            stats = array("q")
             try:
-                entries = os.scandir(self.root / folder)
+                with _scandir(self.root / folder) as entries:
+                    for entry in entries:
+                        name = entry.name
+                        if name.endswith(".md") and name[0] != "." and entry.is_file(follow_symlinks=False):
+                            try:
+                                st = entry.stat(follow_symlinks=False)
+                            except OSError:  # gone since the directory was read
+                                continue
+                            names.append(name)
+                            stats.append(st.st_mtime_ns)
+                            stats.append(st.st_size)
             except OSError:
                 continue
-            prefix = folder + "/"
-            with entries:
-                for entry in entries:
-                    name = entry.name
-                    if name.endswith(".md") and name[0] != "." and entry.is_file(follow_symlinks=False):
-                        try:
-                            st = entry.stat(follow_symlinks=False)
-                            out[prefix + name] = (st.st_mtime_ns, st.st_size)
-                        except OSError:  # gone since the directory was read
-                            pass
+            out.append((folder + "/", names, stats))
         try:
             st = os.lstat(self.root / SUMMARY_PATH)
         except OSError:
             return out
         if stat.S_ISREG(st.st_mode):
-            out[SUMMARY_PATH] = (st.st_mtime_ns, st.st_size)
+            out.append(("", [SUMMARY_PATH], array("q", (st.st_mtime_ns, st.st_size))))
         return out
 
     def refresh(self) -> RefreshStats:
@@ -180,15 +201,20 @@ class SearchIndex:
             return self._refresh()
 
     def _refresh(self) -> RefreshStats:
-        files = self._listing()
+        found = self._listing()
         # One digest of every (path, mtime, size): equal to the stored one means nothing changed,
         # without reading 10 000 rows. It is stored only while every file is trusted by mtime+size.
-        digest = hashlib.blake2b("\n".join(files).encode(), digest_size=16)
-        digest.update(array("q", (n for pair in files.values() for n in pair)).tobytes())
+        digest = hashlib.blake2b(digest_size=16)
+        for prefix, names, stats in found:
+            digest.update(f"{prefix}\0{len(names)}\0".encode())
+            digest.update("\n".join(names).encode())
+            digest.update(stats.tobytes())
         listing = digest.hexdigest()
         stored = self.conn.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
         if stored is not None and stored[0] == listing:
-            return RefreshStats(unchanged=len(files))
+            return RefreshStats(unchanged=sum(len(names) for _, names, _ in found))
+        files = {prefix + name: (stats[2 * i], stats[2 * i + 1])
+                 for prefix, names, stats in found for i, name in enumerate(names)}
         return self._sync(files, listing)
 
     def _sync(self, files: dict[str, tuple[int, int]], listing: str) -> RefreshStats:
