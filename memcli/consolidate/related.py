@@ -41,7 +41,7 @@ def catalogue_line(ws: Workspace, rel: str) -> str:
     parts = re.split(r"^---[ \t]*$", text, maxsplit=2, flags=re.M)
     if len(parts) == 3 and not parts[0].strip():
         front, body = parts[1], parts[2]
-    status = re.search(r"^status:[ \t]*(\S+)", front, re.M)
+    status = re.search(r"^status:[ \t]*[\"']?([\w-]+)", front, re.M)  # plain or quoted YAML
     first = next((ln.strip().lstrip("#").strip() for ln in body.splitlines() if ln.strip()), "")
     if len(first) > _LINE_CHARS:
         first = first[: _LINE_CHARS - 1] + "…"
