@@ -4,11 +4,12 @@
 is compared (Levenshtein distance, rapidfuzz) with the index's terms that start with the same
 letter and are about as long; the closest within MAX_DISTANCE (1 edit for 4–7 letters, 2 from 8,
 none below 4 — a short word is one edit away from too many others), most frequent on a tie, takes
-its place at TYPO_WEIGHT of a word's weight, so a record matched through a correction ranks below
-one that matches the words as typed. Only words absent from the index are corrected (in every
-form: "went" is not corrected to "west" when records hold "go", see text.Group), so a query never
-changes when its words exist; the vocabulary is read through an FTS5 `fts5vocab` table, one
-letter's range at a time, and only for such words.
+its place at TYPO_WEIGHT of a word's weight; with none that close, the most frequent term the word
+begins does (a clipped word: `auth` finds "authentication", `repo` "repository"). A record matched
+through a correction ranks below one that matches the words as typed. Only words absent from the
+index are corrected (in every form: "went" is not corrected to "west" when records hold "go", see
+text.Group), so a query never changes when its words exist; the vocabulary is read through an FTS5
+`fts5vocab` table, one letter's range at a time, and only for such words.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sqlite3
 from memcli.search.text import Group
 
 TYPO_WEIGHT = 0.5
+MAX_TERM = 64  # longest vocabulary term looked at for a word it begins
 
 
 def max_distance(term: str) -> int:
@@ -37,16 +39,25 @@ def _vocabulary(conn: sqlite3.Connection, first: str, low: int, high: int) -> li
 
 
 def closest(conn: sqlite3.Connection, term: str) -> str | None:
-    """The index term closest to `term` within max_distance (most frequent on a tie), else None."""
+    """The index term closest to `term` within max_distance (most frequent on a tie), else the most
+    frequent index term that `term` begins (a clipped word: auth → authentication, repo →
+    repository), else None."""
     from rapidfuzz.distance import Levenshtein
 
     limit = max_distance(term)
     best: tuple[int, int, str] | None = None
-    for other, docs in _vocabulary(conn, term[0], len(term) - limit, len(term) + limit):
+    longer: tuple[int, str] | None = None
+    for other, docs in _vocabulary(conn, term[0], len(term) - limit, MAX_TERM):
+        if other.startswith(term) and other != term and (longer is None or (-docs, other) < longer):
+            longer = (-docs, other)
+        if len(other) > len(term) + limit:
+            continue
         d = Levenshtein.distance(term, other, score_cutoff=limit)
         if d <= limit and other != term and (best is None or (d, -docs, other) < best):
             best = (d, -docs, other)
-    return None if best is None else best[2]
+    if best is not None:
+        return best[2]
+    return None if longer is None else longer[1]
 
 
 def correct(conn: sqlite3.Connection, groups: list[Group], dfs: list[int]
