@@ -90,10 +90,9 @@ def scores(conn: sqlite3.Connection, ids: list[int], query: str) -> dict[int, fl
 
 def blend(lexical: dict[int, float], spelling: dict[int, float]) -> dict[int, float]:
     """Lexical search: each record's word score / the best, plus WEIGHT × its spelling score / the
-    best (max-normalised: BM25 scores of terms and of grams are on different scales)."""
-    if not spelling:
-        return lexical
+    best (max-normalised: BM25 scores of terms and of grams are on different scales), so the best
+    word score is 1 whether or not the query has a word to spell."""
     top_words = max(lexical.values(), default=0.0) or 1.0
-    top_spelling = max(spelling.values())
+    top_spelling = max(spelling.values(), default=0.0) or 1.0
     return {doc_id: score / top_words + WEIGHT * spelling.get(doc_id, 0.0) / top_spelling
             for doc_id, score in lexical.items()}
