@@ -23,12 +23,10 @@ How the signal is used (rank.py), measured by bench/search_locomo.py (docs/searc
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 from collections import Counter
 
-from memcli.search.cjk import CJK_CHARS
-from memcli.search.text import STOPWORDS, nfkc
+from memcli.search.text import STOPWORDS, nfkc, word_parts
 
 N = 4
 WEIGHT = 0.35
@@ -36,18 +34,10 @@ FUSION_WEIGHT = 0.5
 CANDIDATES = 100  # the first hits of each ranking that are re-scored
 _K1, _B = 1.2, 0.75
 
-_WORD = re.compile(rf"[^\W_{CJK_CHARS}]+")
-_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
 
 def words(text: str) -> str:
     """The space-separated words of `text` kept for spelling (stored in the index)."""
-    return " ".join(
-        folded
-        for run in _WORD.findall(nfkc(text))
-        for part in _HUMP.split(run)
-        if (folded := part.casefold()) not in STOPWORDS
-    )
+    return " ".join(folded for part in word_parts(nfkc(text)) if (folded := part.casefold()) not in STOPWORDS)
 
 
 def grams(word: str) -> list[str]:

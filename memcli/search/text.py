@@ -134,8 +134,9 @@ def alternatives(word: str) -> tuple[str, ...]:
     return _family_terms().get(term, ()) if term else ()
 
 
-def _parts(chunk: str) -> list[str]:
-    return [p for piece in _PART.findall(chunk) for p in _HUMP.split(piece)]
+def word_parts(text: str) -> list[str]:
+    """The words of `text` as written, split at `_ . / -` and camelCase humps (CJK runs left out)."""
+    return [p for piece in _PART.findall(text) for p in _HUMP.split(piece)]
 
 
 @lru_cache(maxsize=200_000)
@@ -143,7 +144,7 @@ def chunk_terms(chunk: str) -> tuple[str, ...]:
     """Terms of one Latin chunk: a plain word's term, or an identifier's whole term then its parts.
 
     Cached: the snippet of every hit asks for each word of the body."""
-    parts = _parts(chunk)
+    parts = word_parts(chunk)
     if len(parts) == 1:
         term = word_term(parts[0])
         return (term,) if term else ()
@@ -197,7 +198,7 @@ def query_groups(query: str) -> list[Group]:
             break
     if not groups:  # only stopwords: search them as they are
         chunks = [chunk for _, chunk in _TOKEN.findall(text)]
-        words = dict.fromkeys(w.casefold() for chunk in chunks for w in _parts(chunk))
+        words = dict.fromkeys(w.casefold() for chunk in chunks for w in word_parts(chunk))
         return [Group((w,)) for w in list(words)[:MAX_QUERY_TERMS]]
     return list(groups.values())[:MAX_QUERY_TERMS]
 
