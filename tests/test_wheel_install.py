@@ -74,11 +74,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
                            "--no-index", str(wheel)], capture_output=True, text=True, env=_clean_env())
     assert done.returncode == 0, done.stderr[-3000:]
-    where = subprocess.run([python, "-c", "import memcli, sys; print(memcli.__file__); print(sys.path)"],
+    where = subprocess.run([python, "-c", "import json, memcli, sys; print(memcli.__file__); "
+                            "print(json.dumps(sys.path))"],
                            capture_output=True, text=True, check=True, cwd=work, env=_clean_env())
     module, path = where.stdout.splitlines()
     assert Path(module).is_relative_to(site), module
-    assert str(REPO) not in path
+    # The checkout itself is never on the path (a venv made inside it, as a developer may have, is).
+    assert all((work / p).resolve() != REPO for p in json.loads(path)), path
     return env_dir / "bin"
 
 
