@@ -1,6 +1,6 @@
 """How long an agent waits for memcli's hooks, side by side with the floor, in one run.
 
-Usage: python bench/hooks_bench.py [--runs 15]
+Usage: python bench/hooks_bench.py [--runs 15] [--baseline main]
 
 Each row starts a fresh process, as the agent does; rows are interleaved round by round, and each
 reports the median and the fastest wall time and the median CPU time (user + sys) of `--runs`:
@@ -11,6 +11,8 @@ reports the median and the fastest wall time and the median CPU time (user + sys
   session-start (lean)      `memcli hooks session-start --agent claude-code` on the bundled example
                             workspace through the entry point (what the installed hook runs)
   session-start (Typer)     the same through the full CLI: what the hook ran before the lean path
+  session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
+                            `git archive` of it: before/after in one run
   memcli context            the same context through `memcli context`
 The payload names a transcript that does not exist in a folder that is no workspace, so the
 detached workers exit at once and nothing is extracted. Target (issue 24): session start within
@@ -46,9 +48,23 @@ def _once(cmd: list[str], stdin: bytes, cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - start, _cpu() - cpu
 
 
+def _archive(rev: str, dest: Path) -> tuple[str, Path] | None:
+    """`memcli/` of revision `rev`, unpacked under `dest`."""
+    git = ["git", "-C", str(REPO)]
+    name = subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True, text=True,
+                          check=False).stdout.strip()
+    if not name:
+        return None
+    dest.mkdir(parents=True)
+    archive = subprocess.run([*git, "archive", rev, "memcli"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return name, dest
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", default="main", help="git revision to compare session start with")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")
     example = REPO / "examples" / "workspace"
@@ -67,6 +83,11 @@ def main() -> int:
             ("session-start (Typer)", [*TYPER, *session_start], start),
             ("memcli context", [*ENTRY, "context", "-w", str(example)], b""),
         ]
+        base = _archive(args.baseline, where / "baseline")
+        if base is not None:  # its own path first: `-c` code imports memcli from the archive
+            code = f"import sys; sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()"
+            rows.insert(5, (f"session-start ({base[0]})", [sys.executable, "-c", code, *session_start],
+                            start))
         _once(rows[3][1], start, where)  # warm the context caches of the state folder
         times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
         for _ in range(args.runs):
