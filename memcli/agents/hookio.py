@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -66,6 +65,8 @@ def guarded(work: Callable[[], int]) -> int:
 
 def extract_hook(stream: IO[bytes] | None, workspace: Path | None = None) -> int:
     """`memcli extract --hook`: hand the session to a detached worker and return."""
+    import subprocess  # here: the session-start hook reads its payload through this module too
+
     def work() -> int:
         payload = read_payload(stream)
         session, transcript = _text(payload, "session_id"), _text(payload, "transcript_path")

@@ -28,12 +28,10 @@ import json
 import os
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from memcli import history
 from memcli.agents.hookio import guarded, read_payload
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.workspace import Workspace, find_root
@@ -137,6 +135,10 @@ def _idle_left(info, idle_minutes: float, now: dt.datetime) -> float:
 
 
 def _record(ws: Workspace, started: str, session: str | None, result: str, **why: str) -> None:
+    import uuid
+
+    from memcli import history
+
     history.record(ws, "extract", {"run_id": f"extract-hook-{uuid.uuid4().hex[:12]}",
                                    "started_at": started, "finished_at": history.now(),
                                    "result": result, "trigger": "hook", "session": session, **why})
@@ -162,6 +164,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
     lock = _lock_path(ws, session, transcript)
     if not _claim(lock):
         return EXIT_OK
+    from memcli import history  # the session-start path has no use for it
+
     started = history.now()
     try:
         waited = 0.0
