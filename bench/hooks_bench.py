@@ -14,7 +14,7 @@ reports the median and the fastest wall time and the median CPU time (user + sys
   session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
                             `git archive` of it: before/after in one run
   memcli context            the same context through `memcli context`
-The payload names a transcript that does not exist in a folder that is no workspace, so the
+The payload (a turn end) names a transcript that does not exist in a folder that is no workspace, so the
 detached workers exit at once and nothing is extracted. Target (issue 24): session start within
 0.3 s of CPU.
 """
@@ -73,7 +73,7 @@ def main() -> int:
         where = Path(tmp)
         os.environ["MEMCLI_STATE_DIR"] = str(where / "state")
         hook = json.dumps({"session_id": "bench", "transcript_path": str(where / "none.jsonl"),
-                           "cwd": str(where), "hook_event_name": "SessionEnd"}).encode()
+                           "cwd": str(where), "hook_event_name": "Stop"}).encode()
         start = json.dumps({"cwd": str(example), "hook_event_name": "SessionStart"}).encode()
         session_start = ["hooks", "session-start", "--agent", "claude-code"]
         rows = [

@@ -32,13 +32,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from memcli.agents.hookio import guarded, read_payload
+from memcli.agents.hookio import END_EVENTS, guarded, read_payload
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.workspace import Workspace, find_root
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
 MAX_WAIT_S = 24 * 3600.0  # a session that never goes idle is extracted after a day anyway
-END_EVENTS = frozenset({"SessionEnd"})  # the session is over: no idle window, no transcript to wait for
 
 
 def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
