@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.agents import edit
-from memcli.agents.targets import AGENTS, SCOPES, ConfigFile, config_files
+from memcli.agents.targets import AGENTS, SCOPES, ConfigFile, agent_states, config_files, install_notes
 from memcli.atomicio import atomic_delete, atomic_write_text
 from memcli.errors import EXIT_OK, UsageError
 
@@ -39,13 +39,17 @@ class Change:
     new: str | None  # None: delete the file
 
 
-def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
-    if scope not in SCOPES:
-        raise UsageError(f"--scope {scope!r}: choose project or user")
+def _agents(agent: str) -> tuple[str, ...]:
     names = AGENTS if agent == "all" else (agent,)
     if any(name not in AGENTS for name in names):
         raise UsageError(f"--agent {agent!r}: choose one of {', '.join(AGENTS)} or all")
-    return [cf for name in names for cf in config_files(name, scope, root)]
+    return names
+
+
+def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
+    if scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    return [cf for name in _agents(agent) for cf in config_files(name, scope, root)]
 
 
 def _read(path: Path) -> str | None:
@@ -136,7 +140,55 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         print(f"{agent}: nothing to {action}; already {'in place' if action == 'install' else 'removed'}")
     elif action == "install":
         print("Restart the agent to load them; `memcli hooks status` shows what is wired.")
+    if action == "install":
+        project = root if root is not None else _project_root()
+        for name in _agents(agent):
+            for note in install_notes(name, scope, root):
+                print(f"{name}: {note}")
+        for warning in twice_wired(agent, project):
+            print(warning)
+        waiting = _capture_waiting(project)
+        if waiting:
+            print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
     return EXIT_OK
+
+
+def _project_root() -> Path | None:
+    from memcli.workspace import find_root
+
+    try:
+        return find_root(Path.cwd())
+    except OSError:
+        return None
+
+
+def _capture_waiting(root: Path | None) -> str | None:
+    """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
+    from memcli.errors import ConfigError
+    from memcli.extract.ready import waiting_for_model
+    from memcli.workspace import Workspace
+
+    try:
+        ws = Workspace.open(root) if root is not None else None
+    except ConfigError:
+        ws = None  # `memcli lint` and every command report a broken config; not install's to judge
+    return waiting_for_model(ws)
+
+
+def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
+    return any(row["state"] != "missing" and str(row["entry"]).endswith(" hook")
+               for row in collect(agent, scope, root))
+
+
+def twice_wired(agent: str, root: Path | None) -> list[str]:
+    """A warning per agent whose memcli hooks are in both its project and its user files: agents
+    run the matching hooks of every file (Codex does, without merging), so each would run twice."""
+    if root is None:
+        return []
+    both = [name for name in _agents(agent)
+            if _hooks_wired(name, "project", root) and _hooks_wired(name, "user", None)]
+    return [f"warning: {name} has memcli's hooks at both project and user scope, so each can run twice; "
+            f"keep one (memcli hooks uninstall --agent {name} --scope user)" for name in both]
 
 
 def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]]:
@@ -152,17 +204,32 @@ def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]
     return rows
 
 
-def run_status(agent: str, root: Path | None, *, as_json: bool = False) -> int:
-    rows = [row for scope in SCOPES if scope == "user" or root is not None
-            for row in collect(agent, scope, root)]
+def agent_state_rows(agent: str, scope: str, root: Path | None) -> list[dict[str, str]]:
+    """Each agent's own view of memcli's entries (trusted, approved ...), where its files show it."""
+    return [{"agent": name, "scope": scope, "state": line}
+            for name in _agents(agent) for line in agent_states(name, scope, root)]
+
+
+def run_status(agent: str, root: Path | None, *, scope: str | None = None, as_json: bool = False) -> int:
+    """What is wired where; `scope` None: both (project only inside a workspace)."""
+    if scope is not None and scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    scopes = [s for s in SCOPES if (scope is None or s == scope) and (s == "user" or root is not None)]
+    rows = [row for s in scopes for row in collect(agent, s, root)]
+    agent_rows = [row for s in scopes for row in agent_state_rows(agent, s, root)]
+    warnings = twice_wired(agent, root)
     on_path = shutil.which("memcli")
     if as_json:
-        print(json.dumps({"memcli_on_path": on_path, "entries": rows}, ensure_ascii=False, indent=2))
+        print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows,
+                          "warnings": warnings}, ensure_ascii=False, indent=2))
         return EXIT_OK
     lines = []
     for row in rows:
         lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
                      f"{row['file']}")
+    for row in agent_rows:
+        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']}")
+    lines.extend(warnings)
     lines.append(f"memcli on PATH: {on_path or 'no: agents cannot run the hooks; install memcli with pipx'}")
     print("\n".join(lines))
     return EXIT_OK
