@@ -3,6 +3,7 @@ the human prompts, tool calls paired with their results, injected context flagge
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -166,11 +167,15 @@ def test_claude_2_1_332_session_from_the_e2e_suite_every_line_kind_known(tmp_pat
     # a prompt typed while the agent worked arrives as an attachment; a line of a kind this memcli
     # does not know (a newer Claude Code) is counted as skipped, with its reason
     lines = E2E.read_text(encoding="utf-8").splitlines()
-    queued = ('{"type":"attachment","uuid":"q1","sessionId":"%s","timestamp":"2026-12-01T16:19:03.000Z",'
-              '"attachment":{"type":"queued_command","prompt":"%s","origin":{"kind":"%s"}}}')
-    lines[22:22] = [queued % (E2E.stem, "also check the NAS quota", "human"),
-                    queued % (E2E.stem, "<task-notification>done</task-notification>", "task-notification"),
-                    '{"type":"hologram","sessionId":"%s","uuid":"h1"}' % E2E.stem]
+    def queued(prompt: str, origin: str) -> str:
+        return json.dumps({"type": "attachment", "uuid": origin, "sessionId": E2E.stem,
+                           "timestamp": "2026-12-01T16:19:03.000Z",
+                           "attachment": {"type": "queued_command", "prompt": prompt,
+                                          "origin": {"kind": origin}}})
+
+    lines[22:22] = [queued("also check the NAS quota", "human"),
+                    queued("<task-notification>done</task-notification>", "task-notification"),
+                    json.dumps({"type": "hologram", "sessionId": E2E.stem, "uuid": "h1"})]
     copy = tmp_path / E2E.name
     copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _info, entries, stats = read(copy)
