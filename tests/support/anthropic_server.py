@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -71,10 +72,16 @@ def _events(message: dict[str, Any]) -> list[tuple[str | None, Any]]:
 
 
 class AnthropicServer(ScriptedServer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn_times: list[float] = []  # time.monotonic() when each turn request arrived
+
     def model_requests(self) -> list[Request]:
         return [r for r in self.requests if is_turn(r)]
 
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
+        if is_turn(request):
+            self.turn_times.append(time.monotonic())
         path = request.path.split("?")[0]
         body = request.body if isinstance(request.body, dict) else {}
         if path == "/v1/messages/count_tokens":
