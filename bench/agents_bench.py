@@ -76,7 +76,7 @@ def _stop_workers(base: Path, wait: float = 10) -> None:
 
 def _cmdline(proc: Path) -> bytes:
     try:
-        return (proc / "cmdline").read_bytes()
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ")
     except OSError:
         return b""
 
@@ -132,7 +132,7 @@ def main() -> int:
     if not (BIN / "claude").exists() or not shutil.which("git"):
         print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         version, times = AGENTS[args.agent](Path(tmp), args.runs)
     print(f"{args.agent} {version}: start -> first model request, {args.runs} interleaved runs")
     print(f"{'':<16} {'median s':>9} {'min s':>7}")
