@@ -59,14 +59,16 @@ def _container(cf: ConfigFile, tree: dict[str, Any], entry: Entry) -> Any:
 
 
 def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
-    """Each entry as `installed`, `modified` (memcli's, edited since) or `missing`."""
+    """Each entry as `installed`, `outdated` (as an earlier memcli wrote it), `modified` (memcli's,
+    edited since) or `missing`."""
     tree = data(cf, text)
     out = []
     for entry in cf.entries:
         found = _container(cf, tree, entry)
         if entry.key is not None:
             value = found.get(entry.key) if found is not None else None
-            state = "missing" if value is None else ("installed" if value == entry.value else "modified")
+            state = ("missing" if value is None else "installed" if value == entry.value
+                     else "outdated" if value in entry.older else "modified")
         else:
             ours = [g for g in found or [] if entry.is_ours(g)]
             state = "missing" if not ours else ("installed" if entry.value in ours else "modified")
@@ -75,9 +77,12 @@ def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
 
 
 def install(cf: ConfigFile, text: str) -> str:
-    """`text` with every missing entry added (present ones, even edited, are left alone)."""
+    """`text` with every missing entry added and every outdated one replaced (edited ones are left
+    alone)."""
     for entry, state in status(cf, text):
-        if state != "missing":
+        if state == "outdated":
+            text = _remove_member(cf, text, entry)
+        elif state != "missing":
             continue
         if cf.fmt == "toml":
             text = _toml_append(cf, text, entry)
@@ -93,14 +98,21 @@ def uninstall(cf: ConfigFile, text: str) -> str:
         if cf.fmt == "toml":
             text = _toml_cut_block(text, entry)
         while (spot := _find_ours(cf, text, entry)) is not None:
-            path, index = spot
-            if cf.fmt == "toml":
-                doc = _toml_doc(cf, text)
-                _toml_remove(doc, path, index)
-                text = doc.as_string()
-            else:
-                text = jsonedit.remove(_json_doc(cf, text), path, index)
+            text = _remove(cf, text, *spot)
     return text
+
+
+def _remove(cf: ConfigFile, text: str, path: list[str | int], index: Any) -> str:
+    if cf.fmt == "toml":
+        doc = _toml_doc(cf, text)
+        _toml_remove(doc, path, index)
+        return doc.as_string()
+    return jsonedit.remove(_json_doc(cf, text), path, index)
+
+
+def _remove_member(cf: ConfigFile, text: str, entry: Entry) -> str:
+    spot = _find_ours(cf, text, entry)
+    return text if spot is None else _remove(cf, text, *spot)
 
 
 def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int], Any] | None:
@@ -114,6 +126,8 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
             return None
         return path, (list(found).index(entry.key) if cf.fmt == "json" else entry.key)
     for i, group in enumerate(found):
+        if isinstance(entry.value, str) and entry.is_ours(group):
+            return path, i
         mine = entry.handlers_ours(group) if isinstance(group, dict) else []
         if not mine:
             continue

@@ -1,8 +1,10 @@
 """What `memcli hooks install` writes for each agent, and where (checked against each agent's own
 docs and source; see docs/agents.md for the versions).
 
-- Claude Code: hooks in `.claude/settings.json` (user: `~/.claude/settings.json`), MCP server in
-  `.mcp.json` (user: `~/.claude.json`). SessionStart stdout is added to the context as is.
+- Claude Code: hooks and allow rules for memcli's tools in `.claude/settings.json` (user:
+  `~/.claude/settings.json`), MCP server in `.mcp.json` (user: `~/.claude.json`) with `alwaysLoad`,
+  so its tools are in the first request (memcli/agents/claude_code.py says why). SessionStart
+  stdout is added to the context as is.
 - Codex CLI: hooks and `[mcp_servers.memcli]` in `.codex/config.toml` (user: `~/.codex/config.toml`).
   Codex has no session-end hook: capture runs on `Stop` (end of each turn) and `PreCompact`, and
   waits for the idle window, so a session still going on is extracted once it has gone quiet.
@@ -23,6 +25,7 @@ AGENTS = ("claude-code", "codex", "gemini")
 SCOPES = ("project", "user")
 SERVER_NAME = "memcli"
 MCP_SERVER = {"command": "memcli", "args": ["mcp"]}
+MCP_TOOLS = ("memcli_search", "memcli_read", "memcli_context", "memcli_source", "memcli_remember")
 CAPTURE = "memcli extract --hook"
 
 
@@ -40,10 +43,13 @@ class Entry:
     key: str | None
     value: Any
     marker: str  # a hook handler whose command starts with this is memcli's
+    older: tuple[Any, ...] = ()  # values earlier memcli versions wrote: `install` brings them up to date
 
     def is_ours(self, found: Any) -> bool:
         if self.key is not None:
             return True  # the member named `memcli` in mcpServers / mcp_servers
+        if isinstance(self.value, str):
+            return found == self.value  # a rule in a list of strings (Claude Code's permissions.allow)
         return isinstance(found, dict) and bool(self.handlers_ours(found))
 
     def handlers_ours(self, group: Any) -> list[int]:
@@ -74,13 +80,28 @@ def _hook(event: str, command: str, marker: str, timeout: int, *, matcher: str |
     return Entry(f"{event} hook", ("hooks", event), None, group, marker)
 
 
-def _mcp(table: str) -> Entry:
-    return Entry("MCP server", (table,), SERVER_NAME, dict(MCP_SERVER), "")
+def _mcp(table: str, **options: Any) -> Entry:
+    older = (dict(MCP_SERVER),) if options else ()
+    return Entry("MCP server", (table,), SERVER_NAME, dict(MCP_SERVER, **options), "", older)
+
+
+def _allow(tool: str) -> Entry:
+    rule = f"mcp__{SERVER_NAME}__{tool}"
+    return Entry(f"allow {tool}", ("permissions", "allow"), None, rule, rule)
 
 
 def _home(env: str, default: str) -> Path:
     value = os.environ.get(env)
     return Path(value).expanduser() if value else Path.home() / default
+
+
+def claude_home() -> Path:
+    return _home("CLAUDE_CONFIG_DIR", ".claude")
+
+
+def claude_state() -> Path:
+    """Claude Code's own state file: user MCP servers, and per project its trust and approvals."""
+    return (claude_home() if os.environ.get("CLAUDE_CONFIG_DIR") else Path.home()) / ".claude.json"
 
 
 def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
@@ -89,16 +110,16 @@ def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
     marker = "memcli hooks session-start"
     if agent == "claude-code":
         # Claude Code's timeouts are seconds; SessionStart also fires after /clear and compaction.
-        hooks = (_hook("SessionStart", start, marker, 30, matcher="startup|resume|clear|compact"),
-                 _hook("SessionEnd", CAPTURE, CAPTURE, 10), _hook("PreCompact", CAPTURE, CAPTURE, 10))
+        settings = (_hook("SessionStart", start, marker, 30, matcher="startup|resume|clear|compact"),
+                    _hook("SessionEnd", CAPTURE, CAPTURE, 10), _hook("PreCompact", CAPTURE, CAPTURE, 10),
+                    *(_allow(tool) for tool in MCP_TOOLS))
+        server = (_mcp("mcpServers", alwaysLoad=True),)
         if scope == "project":
             assert root is not None
-            return [ConfigFile(agent, root / ".claude" / "settings.json", "json", hooks),
-                    ConfigFile(agent, root / ".mcp.json", "json", (_mcp("mcpServers"),))]
-        home = _home("CLAUDE_CONFIG_DIR", ".claude")
-        state = home / ".claude.json" if os.environ.get("CLAUDE_CONFIG_DIR") else Path.home() / ".claude.json"
-        return [ConfigFile(agent, home / "settings.json", "json", hooks),
-                ConfigFile(agent, state, "json", (_mcp("mcpServers"),))]
+            return [ConfigFile(agent, root / ".claude" / "settings.json", "json", settings),
+                    ConfigFile(agent, root / ".mcp.json", "json", server)]
+        return [ConfigFile(agent, claude_home() / "settings.json", "json", settings),
+                ConfigFile(agent, claude_state(), "json", server)]
     if agent == "gemini":
         # Gemini CLI's timeouts are milliseconds.
         entries = (_hook("SessionStart", start, marker, 30_000, name="memcli-context"),

@@ -8,8 +8,14 @@ Mapping (see docs/sessions.md):
 - `user` lines with `tool_result` blocks are role "tool", injected. `isMeta` text, local command
   output, interrupts and a subagent's prompt are role "user" but injected (not the human's words).
   A slash command is the human's: `<command-name>/x</command-name><command-args>a</command-args>` → "/x a".
-- `summary`, `system`, `file-history-snapshot`, `progress`, `queue-operation`, `last-prompt` carry no
-  conversation: ignored (counted as ignored, not as skipped).
+- `attachment` lines (2.1.x: hook output, environment, tool listings, ...) are context Claude Code
+  adds, not said by anyone: ignored, except `queued_command`, a prompt the user typed while the
+  agent was busy, which is role "user" (injected when Claude Code marks it meta or it came from
+  elsewhere: a task notification, a plugin, another agent).
+- The other kinds carry no conversation (`summary`, `system`, `progress`, snapshots, titles, request
+  shapes, costs; the full list of 2.1.332 is NO_CONVERSATION): ignored, counted as ignored. A kind
+  missing from it is counted as skipped, an unknown kind: a newer Claude Code's format change shows.
+- The title is the last `custom-title` (the user's), else `ai-title`, else the first `summary`.
 - Subagent files (`agent-<id>.jsonl` beside the session, or `<session>/subagents/agent-<id>.jsonl`)
   are sessions of their own, id `<parent session>/agent-<id>`; all their entries are sidechain.
 """
@@ -28,8 +34,20 @@ from memcli.sessions.resume import Cursor
 
 AGENT = "claude-code"
 RESUMABLE = True
-CONVERSATION = {"user", "assistant"}
-NO_CONVERSATION = {"summary", "system", "file-history-snapshot", "progress", "queue-operation", "last-prompt"}
+CONVERSATION = {"user", "assistant", "attachment"}
+# every other line kind Claude Code 2.1.332 writes (from its transcript loader's table of kinds)
+NO_CONVERSATION = {
+    "summary", "system", "progress", "file-history-snapshot", "file-history-delta", "queue-operation",
+    "last-prompt", "api-request", "api-request-resumed", "api-request-shape", "api-request-blob",
+    "frame-link", "observer-ref", "continued-in", "resume-head-vouch", "attribution-snapshot",
+    "custom-title", "ai-title", "tag", "relocated", "agent-name", "agent-color", "agent-setting", "mode",
+    "permission-mode", "session-owner", "isolation-latch", "dev-mods", "atis-latch", "worktree-state",
+    "bridge-session", "tools-used", "data-flow-records", "data-flow-incomplete", "derived-from", "pr-link",
+    "history-suppression", "ended-by-model", "cost-state", "content-replacement", "memory-mode",
+    "artifact-comment-monitor", "artifact-autoreact-ledger", "fork-context-ref", "repl-mode",
+    "hybrid-organization", "host-row",
+}
+_HUMAN_ORIGINS = {None, "human", "person", "composer", "voice-call", "remote"}  # who typed a queued prompt
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _INJECTED_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "Caveat: The messages below",
@@ -38,8 +56,10 @@ _INJECTED_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "Cavea
 
 def sniff(obj: dict[str, Any]) -> bool:
     kind = obj.get("type")
-    if kind in CONVERSATION:
+    if kind in ("user", "assistant"):
         return isinstance(obj.get("message"), dict) and ("uuid" in obj or "sessionId" in obj)
+    if kind == "attachment":
+        return isinstance(obj.get("attachment"), dict) and ("uuid" in obj or "sessionId" in obj)
     return kind in NO_CONVERSATION and any(k in obj for k in ("leafUuid", "messageId", "sessionId", "uuid"))
 
 
@@ -59,8 +79,7 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     record_session = next((o["sessionId"] for o in head if isinstance(o.get("sessionId"), str)), None)
     cwd = next((o["cwd"] for o in head if isinstance(o.get("cwd"), str)), None)
     first = next((t for o in head if (t := parse_time(o.get("timestamp")))), None)
-    titles = (o["summary"] for o in head if o.get("type") == "summary" and isinstance(o.get("summary"), str))
-    title = next(titles, None)
+    title = _title(head)
     session_id, parent = session_id_for(path, record_session)
     extra: dict[str, Any] = {}
     if parent:
@@ -70,6 +89,15 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     if record_session and record_session != session_id and not parent:
         extra["recorded_session_id"] = record_session
     return [SessionInfo(AGENT, session_id, path, cwd=cwd, first_time=first, extra=extra)]
+
+
+def _title(head: list[dict[str, Any]]) -> str | None:
+    for kind, key in (("custom-title", "customTitle"), ("ai-title", "aiTitle")):
+        named = [o[key] for o in head if o.get("type") == kind and isinstance(o.get(key), str) and o[key]]
+        if named:
+            return named[-1]
+    summaries = (o.get("summary") for o in head if o.get("type") == "summary")
+    return next((text for text in summaries if isinstance(text, str)), None)
 
 
 class _Response:
@@ -160,6 +188,21 @@ def _user_entry(index: int, obj: dict[str, Any], msg: dict[str, Any], sidechain:
     return Entry(index, "user", text, stamp, injected=injected, sidechain=sidechain)
 
 
+def _queued_prompt(index: int, obj: dict[str, Any], sidechain: bool) -> Entry | None:
+    """A prompt typed while the agent worked (attachment `queued_command`), or None for other attachments."""
+    att = obj.get("attachment")
+    if not isinstance(att, dict) or att.get("type") != "queued_command":
+        return None
+    text = text_of(att.get("prompt"))
+    if not text:
+        return None
+    origin = att.get("origin")
+    who = origin.get("kind") if isinstance(origin, dict) else None
+    injected = bool(att.get("isMeta")) or who not in _HUMAN_ORIGINS or sidechain
+    return Entry(index, "user", text, parse_time(obj.get("timestamp") or att.get("timestamp")),
+                 injected=injected, sidechain=sidechain)
+
+
 def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
     """Resume points: every line boundary where no response is open. A response still open at the
     end of what was read may go on in lines appended later, so a resumed read starts at its first
@@ -178,11 +221,21 @@ def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -
             else:
                 stats.skip("unknown-type")
             continue
+        sidechain = side_file or bool(obj.get("isSidechain"))
+        if kind == "attachment":
+            queued = _queued_prompt(index, obj, sidechain)
+            if queued is None:
+                stats.ignored += 1
+                continue
+            if pending is not None:
+                yield pending.build(counted)
+                pending = None
+            yield queued
+            continue
         msg = obj.get("message")
         if not isinstance(msg, dict):
             stats.skip("no-message")
             continue
-        sidechain = side_file or bool(obj.get("isSidechain"))
         if kind == "assistant":
             if pending is not None and pending.message_id and pending.message_id == msg.get("id"):
                 pending.add(index, msg)

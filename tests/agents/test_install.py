@@ -136,8 +136,10 @@ def test_install_merges_is_idempotent_and_uninstall_restores_every_byte(
     for rel, path in files.items():
         after = _load(path)  # still valid for the agent's own parser
         for key, value in before[rel].items():  # every key of the user's stays
-            if key not in ("hooks", "mcpServers", "mcp_servers"):
+            if key not in ("hooks", "mcpServers", "mcp_servers", "permissions"):
                 assert after[key] == value
+        for key, value in before[rel].get("permissions", {}).items():  # the user's rules first, untouched
+            assert after["permissions"][key][:len(value)] == value
         for event, groups in before[rel].get("hooks", {}).items():
             assert after["hooks"][event][:len(groups)] == groups  # the user's hooks first, untouched
         servers = before[rel].get("mcpServers") or before[rel].get("mcp_servers") or {}
@@ -195,7 +197,8 @@ def test_uninstall_keeps_what_the_user_added_after_install(ws: Path) -> None:
 def test_new_files_are_created_and_removed_again(ws: Path) -> None:
     assert exit_code("hooks", "install", "--agent", "all", "-w", str(ws)) == 0
     mcp = _load(ws / ".mcp.json")
-    assert mcp == {"mcpServers": {"memcli": {"command": "memcli", "args": ["mcp"]}}}
+    # alwaysLoad: Claude Code waits for the server and sends its tools with the first request
+    assert mcp == {"mcpServers": {"memcli": {"command": "memcli", "args": ["mcp"], "alwaysLoad": True}}}
     codex = _load(ws / ".codex" / "config.toml")
     assert _commands(codex["hooks"]["SessionStart"]) == ["memcli hooks session-start --agent codex"]
     assert _commands(codex["hooks"]["Stop"]) == ["memcli extract --hook"]
@@ -205,6 +208,8 @@ def test_new_files_are_created_and_removed_again(ws: Path) -> None:
     assert gemini["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 10_000  # Gemini: milliseconds
     claude = _load(ws / ".claude" / "settings.json")
     assert set(claude["hooks"]) == {"SessionStart", "SessionEnd", "PreCompact"}
+    assert claude["permissions"] == {"allow": [f"mcp__memcli__{tool}" for tool in (
+        "memcli_search", "memcli_read", "memcli_context", "memcli_source", "memcli_remember")]}
     assert exit_code("hooks", "uninstall", "--agent", "all", "-w", str(ws)) == 0
     assert sorted(p.name for p in ws.iterdir()) == ["memory"]
 
@@ -260,7 +265,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
-    assert set(user.values()) == {"installed"} and len(user) == 12 and project == {"missing"}
+    assert set(user.values()) == {"installed"} and len(user) == 17 and project == {"missing"}
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()

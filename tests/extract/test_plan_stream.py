@@ -18,6 +18,7 @@ from memcli.extract import prompt
 from memcli.extract.ledger import Ledger, session_key
 from memcli.extract.plan import plan
 from memcli.extract.prepare import chunk, prepare
+from memcli.extract.remember import calls_in
 from memcli.sessions import Entry, read_entries, sessions_in
 
 NOW = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
@@ -39,9 +40,10 @@ def _oracle(entries: list[Entry], spans: list[tuple[int, int]], cfg: ExtractConf
             current.append(entry)
     if current:
         runs.append(current)
+    hidden = frozenset(i for e in entries for i in calls_in(e)[1])  # memcli_remember calls' results
     out = []
     for run in runs:
-        prepared = [p for p in (prepare(e, cfg.tool_output_chars) for e in run) if p is not None]
+        prepared = [p for p in (prepare(e, cfg.tool_output_chars, hidden) for e in run) if p is not None]
         by_start = {e.index: e for e in run}
         out += [(piece, entries[0], by_start[piece.entries[-1].start])
                 for piece in chunk(prepared, cfg.chunk_tokens)]

@@ -10,7 +10,7 @@ from extract.helpers import conversation, make_ws, old, staged, write_jsonl
 from support.cli import exit_code
 from support.fake_llm import FAKE_MODEL, FakeLLM, Reply
 
-from memcli.extract import prompt
+from memcli.extract import prompt, remember
 from memcli.extract.run import run
 from memcli.workspace import Workspace
 
@@ -31,8 +31,12 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
                                           agent: str, sub: str) -> None:
     answer_items(fake_llm)
     assert run(ws, paths=[corpus / sub]) == 0
-    files = staged(ws)
+    files = [f for f in staged(ws) if f.model != remember.MODEL]
     assert files and len(files) == fake_llm.calls  # one call and one staging file per chunk
+    # the memcli_remember call of the Claude Code e2e session is staged without a model
+    remembered = [(f.source.session_id, f.source.range) for f in staged(ws) if f.model == remember.MODEL]
+    e2e_call = [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))]
+    assert remembered == (e2e_call if sub == "claude-code" else [])
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()
         assert f.items.decisions[0].title == "Index in SQLite"

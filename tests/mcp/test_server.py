@@ -25,6 +25,7 @@ from support.claude_transcript import (
     write_session,
 )
 
+from memcli.agents.targets import MCP_TOOLS
 from memcli.context import build_context
 from memcli.workspace import Workspace
 
@@ -100,7 +101,7 @@ def claude_home(tmp_path: Path, ws: Path) -> Path:
 def test_lists_five_tools_with_schemas_and_annotations(ws: Path) -> None:
     init, listed, _ = session_calls(ws, [])
     assert init.server_info.name == "memcli"
-    assert {t.name for t in listed} == TOOLS
+    assert {t.name for t in listed} == TOOLS == set(MCP_TOOLS)  # the tools `hooks install` allows
     for tool in listed:
         assert tool.description and "\n" not in tool.description.strip()
         assert tool.input_schema["type"] == "object"

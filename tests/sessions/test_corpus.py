@@ -3,6 +3,7 @@ the human prompts, tool calls paired with their results, injected context flagge
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ FIX = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 CC = FIX / "claude-code"
 VIEWER = CC / "d-kimuson__claude-code-viewer" / "sample-project"
 CODEMIE = CC / "codemie-ai__codemie-code"
+E2E = CC / "memcli-e2e" / "0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35.jsonl"
 CODEX = FIX / "codex" / "codemie-ai__codemie-code" / (
     "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
 GEMINI = FIX / "gemini-cli" / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
@@ -147,6 +149,50 @@ def test_claude_usage_counted_once_per_response() -> None:
     assistant = [e for e in entries if e.role == "assistant"]
     assert all(e.tokens and e.tokens > 0 for e in assistant)
     assert stats.tokens == sum(e.tokens for e in assistant)
+
+
+def test_claude_2_1_332_session_from_the_e2e_suite_every_line_kind_known(tmp_path: Path) -> None:
+    """Written by the pinned Claude Code in tests/e2e/test_claude_code.py: most lines are attachments
+    and request records (ignored, not skipped), the conversation is the prompt and two MCP calls."""
+    info, entries, stats = read(E2E)
+    assert (info.session_id, info.cwd) == (E2E.stem, "/tmp/cc/e2e1/test_memory_reaches_claude_cod0/proj")
+    assert stats.skipped == 0 and stats.ignored == 28 and stats.lines == 34
+    assert prompts(entries) == [(3, "How do I restore last night's backup?")]
+    assert [c.name for e in entries for c in e.tool_calls] == ["mcp__memcli__memcli_search",
+                                                               "mcp__memcli__memcli_remember"]
+    assert "restore-nightly-backup" in entries[2].tool_results[0].content
+    assert [e.index for e in entries if e.final] == [32]
+    assert_paired(entries)
+    assert_indices_are_lines(E2E, entries)
+    # a prompt typed while the agent worked arrives as an attachment; a line of a kind this memcli
+    # does not know (a newer Claude Code) is counted as skipped, with its reason
+    lines = E2E.read_text(encoding="utf-8").splitlines()
+    def queued(prompt: str, origin: str) -> str:
+        return json.dumps({"type": "attachment", "uuid": origin, "sessionId": E2E.stem,
+                           "timestamp": "2026-12-01T16:19:03.000Z",
+                           "attachment": {"type": "queued_command", "prompt": prompt,
+                                          "origin": {"kind": origin}}})
+
+    lines[22:22] = [queued("also check the NAS quota", "human"),
+                    queued("<task-notification>done</task-notification>", "task-notification"),
+                    json.dumps({"type": "hologram", "sessionId": E2E.stem, "uuid": "h1"})]
+    copy = tmp_path / E2E.name
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _info, entries, stats = read(copy)
+    assert prompts(entries)[1] == (22, "also check the NAS quota")
+    assert next(e for e in entries if e.index == 23).injected
+    assert stats.skipped == 1 and stats.reasons == {"unknown-type": 1}
+
+
+def test_claude_titles_from_ai_title_and_custom_title(tmp_path: Path) -> None:
+    lines = E2E.read_text(encoding="utf-8").splitlines()
+    titles = ['{"type":"ai-title","aiTitle":"Restoring the backup","sessionId":"s"}',
+              '{"type":"custom-title","customTitle":"NAS restore","sessionId":"s"}']
+    copy = tmp_path / E2E.name
+    copy.write_text("\n".join([*lines[:5], titles[0], *lines[5:]]) + "\n", encoding="utf-8")
+    assert read(copy)[0].extra["title"] == "Restoring the backup"
+    copy.write_text("\n".join([*lines[:5], *titles, *lines[5:]]) + "\n", encoding="utf-8")
+    assert read(copy)[0].extra["title"] == "NAS restore"  # the user's own name wins
 
 
 # --- Codex -------------------------------------------------------------------------------------

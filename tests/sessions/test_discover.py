@@ -120,7 +120,7 @@ def test_explicit_paths_replace_discovery(homes) -> None:
     infos = discover(Workspace.open(ws), paths=[GEMINI])
     assert [i.session_id for i in infos] == ["37b7abef-713d-4522-85f0-8ff15a4e6d17"]
     folder = discover(Workspace.open(ws), paths=[FIX / "claude-code"])
-    assert len(folder) == 8 and {i.agent for i in folder} == {"claude-code"}
+    assert len(folder) == 9 and {i.agent for i in folder} == {"claude-code"}
 
 
 def test_since_keeps_recent_sessions(homes) -> None:
