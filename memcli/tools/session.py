@@ -18,7 +18,7 @@ from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
 from memcli.tools.journal import JournalEntry, JournalOp
-from memcli.tools.paths import PathRefused, confine
+from memcli.tools.paths import FOLDERS, NoSuchRecord, PathRefused, confine, record_path
 from memcli.tools.policy import (
     Protection,
     check_delete_kind,
@@ -28,7 +28,7 @@ from memcli.tools.policy import (
     present_sources,
     source_keys,
 )
-from memcli.tools.read import read_record
+from memcli.tools.read import list_folder, read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
 from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
 from memcli.workspace import Kind, Workspace, locate
@@ -132,9 +132,14 @@ class ToolSession:
 
     def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> ToolResult:
         try:
-            rel = confine(self.workspace.root, path, write=False)
-        except PathRefused as exc:
-            return failure("path", str(exc))
+            folder = confine(self.workspace.root, path, write=False)
+        except PathRefused:
+            folder = None  # a slug, or a path the record check refuses with what is accepted
+        if folder in FOLDERS and (self.workspace.root / folder).is_dir():
+            return list_folder(self.workspace.root, folder)
+        rel = self.record(path, write=False)
+        if isinstance(rel, ToolResult):
+            return rel
         return read_record(self.workspace.root, rel, self.workspace.config.lint, start_line, end_line)
 
     def write(
@@ -200,22 +205,18 @@ class ToolSession:
 
     # -- the shared write path --------------------------------------------------------------
 
-    def _target(self, path: Any) -> str | ToolResult:
+    def record(self, raw: Any, *, write: bool) -> str | ToolResult:
+        """The path of the record a tool argument names (memcli.tools.paths.record_path), or the
+        error result that says what is accepted; shared with the tools the caller adds (dispose)."""
         try:
-            rel = confine(self.workspace.root, path, write=True)
+            return record_path(self.workspace.root, raw, write=write)
+        except NoSuchRecord as exc:
+            return failure("not-found", str(exc))
         except PathRefused as exc:
-            return failure("path", str(exc))
-        loc = locate(rel)
-        if loc.kind is None:
-            why = loc.problem or "hidden files are not records"
-            return failure(
-                "path",
-                f"{rel} is not a record location ({why}); records are memory/summary.md, "
-                "memory/decisions/<slug>.md, memory/requests/<slug>.md or knowledge/<slug>.md",
-            )
-        if (self.workspace.root / rel).is_dir():
-            return failure("path", f"{rel} is a folder; give a record file path")
-        return rel
+            return failure("path", str(exc), path=(raw if isinstance(raw, str) else repr(raw))[:120])
+
+    def _target(self, path: Any) -> str | ToolResult:
+        return self.record(path, write=True)
 
     def _current_text(self, rel: str) -> str | ToolResult:
         full = self.workspace.root / rel
