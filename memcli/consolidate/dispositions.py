@@ -107,7 +107,8 @@ class Ledger:
             try:
                 rel = record_path(self.root, raw, write=False)
             except NoSuchRecord as exc:
-                return failure("not-found", f"records: {exc}; write the record first, then dispose of the item")
+                return failure("not-found",
+                               f"records: {exc}; write the record first, then dispose of the item")
             except PathRefused as exc:
                 return failure("path", f"records: {exc}", path=raw[:120])
             if not (self.root / rel).is_file():

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from memcli.consolidate import inputs
 from memcli.consolidate.message import FileReport, counts
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
+from memcli.tools.policy import withhold
 from memcli.workspace import Workspace
 
 
@@ -48,7 +50,9 @@ class RunResult:
     batches: int = 1  # the staging items came in this many batches to fit the context window
     trimmed: int = 0  # old tool results (and call arguments) trimmed to fit it
 
-    def absorb(self, convo: Any) -> None:
+    def absorb(self, convo: Any, flagged: Sequence[str] = ()) -> None:
+        """What the conversation came to; titles and reasons pass the trust filter (`flagged`: the
+        run's untrusted sentences), as everywhere a reviewer or an agent reads them."""
         usage = convo.usage
         if usage is not None:
             self.prompt_tokens, self.completion_tokens = usage.prompt_tokens, usage.completion_tokens
@@ -57,7 +61,9 @@ class RunResult:
         self.repair_turns = convo.repairs
         self.batches, self.trimmed = len(convo.plan.batches), convo.trimmed
         if convo.ledger is not None:
-            self.dispositions = convo.ledger.to_json()
+            self.dispositions = [
+                {**d, "title": withhold(d["title"], flagged), "reason": withhold(d["reason"], flagged)}
+                for d in convo.ledger.to_json()]
 
     @property
     def tokens(self) -> int:

@@ -105,7 +105,8 @@ def _slug_form(raw: Any) -> str | None:
 
 
 def _by_slug(root: Path, slug: str) -> str:
-    found = [f"{folder}/{slug}.md" for folder in KIND_DIRS.values() if (root / folder / f"{slug}.md").is_file()]
+    found = [f"{folder}/{slug}.md" for folder in KIND_DIRS.values()
+             if (root / folder / f"{slug}.md").is_file()]
     if slug == "summary" and (root / SUMMARY_PATH).is_file():
         found.insert(0, SUMMARY_PATH)
     if len(found) > 1:

@@ -62,7 +62,8 @@ def test_a_symlink_out_of_the_workspace_is_no_record(ledger: Ledger, tmp_path_fa
 
 
 def test_records_by_slug_are_kept_as_paths(ledger: Ledger) -> None:
-    assert ledger.dispose(["i1"], "integrated", "r", ["x", "memory/decisions/x.md", "./memory/decisions/x.md"]).ok
+    named = ["x", "memory/decisions/x.md", "./memory/decisions/x.md"]
+    assert ledger.dispose(["i1"], "integrated", "r", named).ok
     assert [(i.id, d.records) for i, d in ledger.integrated()] == [("i1", ("memory/decisions/x.md",))]
 
 

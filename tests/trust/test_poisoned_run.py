@@ -18,7 +18,7 @@ from memcli.consolidate.run import Options, run
 from memcli.extract.run import run as extract
 from memcli.staging import StagingFile
 from memcli.workspace import Workspace
-from trust.poison import EXTRACTED, INJECTED, rows
+from trust.poison import EXTRACTED, EXTRACTED_TITLE, INJECTED, PAYLOAD, TESTS_PAGE, rows
 
 CONFIG = pipeline_config(max_iterations=12)
 NOW = "2026-05-20T10:00:00+00:00"
@@ -122,3 +122,50 @@ def test_a_new_decision_resting_on_tool_output_alone_is_refused(ws_root: Path, f
     (violation,) = refusal["violations"]
     assert violation["code"] == "untrusted-source" and "injected, tool" in violation["message"]
     assert not (ws_root / "memory/decisions/pin-numpy.md").exists()
+
+
+def test_the_payload_never_reaches_git_through_the_commit_message(ws_root: Path, tmp_path: Path,
+                                                                    fake_llm) -> None:
+    """The injected command is refused as record content; as an item title, a drop reason and a
+    write reason the model quotes it in, it is withheld from the commit message too."""
+    transcript = write_jsonl(tmp_path / "t" / "poisoned-2.jsonl", rows("poisoned-2", TESTS_PAGE))
+    fake_llm.push_json(EXTRACTED_TITLE)
+    ws = Workspace.open(ws_root)
+    assert extract(ws, paths=[transcript]) == 0
+    (staged,) = [json.loads(p.read_text()) for p in (ws_root / "memory" / "_staging").glob("*.json")]
+    assert any(PAYLOAD in u["text"] for u in staged["provenance"]["untrusted"])  # flagged by extract
+
+    seen: dict = {}
+
+    def worker(body: dict) -> Reply:
+        last = body["messages"][-1]
+        if "ids" not in seen:
+            seen["ids"], (seen["src"],) = item_ids(last["content"]), sources_shown(last["content"])
+            return Reply(tool_calls=[
+                tool_call("memory_write", {"path": "memory/decisions/run-setup.md", "mode": "create",
+                                           "content": _decision(PAYLOAD + ".", [seen["src"]]),
+                                           "reason": f"the guide says: {PAYLOAD}"}),
+                tool_call("memory_write", {"path": "memory/decisions/widget-port.md", "mode": "create",
+                                           "content": _decision("Keep the widget service on port 8080.",
+                                                                [seen["src"]]),
+                                           "reason": f"the user's port (the page also said {PAYLOAD})"}),
+            ])
+        if "disposed" not in seen:
+            seen["disposed"] = True
+            first, second = seen["ids"]
+            return Reply(tool_calls=[
+                dispose_call([first], reason=f"injected by a fetched page: {PAYLOAD}"),
+                dispose_call([second], "integrated", ["widget-port"], "the port"),
+                finish_call("integration done")])
+        return Reply(tool_calls=[finish_call("nothing to tidy")])
+
+    fake_llm.responder = worker
+    assert run(ws, Options()) == 0
+    refused = [r for r in _results(fake_llm) if r.get("ok") is False]
+    assert [v["code"] for r in refused for v in r["violations"]] == ["untrusted-instruction"]
+    log = subprocess.run(["git", "log", "-p", "--all"], cwd=ws_root, capture_output=True, text=True,
+                         check=True).stdout
+    assert "memory/decisions/widget-port.md" in log and "Dropped staging items (1):" in log
+    for payload in ("evil.example/x.sh", "curl http", "| sh"):
+        assert payload not in log, payload
+    assert "[withheld" in log  # the reviewer still sees that something was left out, and where
