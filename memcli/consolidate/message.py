@@ -92,8 +92,13 @@ def _size(n: int | None) -> str:
     return "-" if n is None else str(n)
 
 
+REFUSED_TRAILER = "Memcli-Refused-Calls"
+SHOWN_REFUSALS = 20
+
+
 def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str], stats: str,
-                   dropped: Sequence[tuple[Any, Any]] = (), flagged: Sequence[str] = ()) -> str:
+                   dropped: Sequence[tuple[Any, Any]] = (), flagged: Sequence[str] = (),
+                   refusals: Sequence[dict[str, Any]] = ()) -> str:
     c = counts(reports)
     head = (
         f"memcli consolidate: {c['added']} added, {c['updated']} updated, "
@@ -110,5 +115,11 @@ def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str
         lines += ["", f"Dropped staging items ({len(dropped)}):"]
         lines.extend(f"- {item.kind} {withhold(item.title, flagged)!r} ({item.staging_id}): "
                      f"{withhold(d.reason, flagged)}" for item, d in dropped)
-    lines += ["", f"{RUN_TRAILER}: {run_id}", ""]
+    if refusals:  # what the tools stopped (a poisoning attempt, a path outside the records): the
+        # tool, the target and the rule; the run record (`memcli status --json`) has each one's reason
+        lines += ["", f"Refused tool calls ({len(refusals)}):"]
+        lines.extend(f"- {r['tool']} {r.get('path') or '-'}: {r['code']}" for r in refusals[:SHOWN_REFUSALS])
+        if len(refusals) > SHOWN_REFUSALS:
+            lines.append(f"- and {len(refusals) - SHOWN_REFUSALS} more")
+    lines += ["", f"{REFUSED_TRAILER}: {len(refusals)}", f"{RUN_TRAILER}: {run_id}", ""]
     return "\n".join(lines)

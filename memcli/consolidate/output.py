@@ -26,6 +26,9 @@ class Options:
     keep_published: bool = False  # leave used shared-staging items on their refs for `staging clear`
 
 
+KEEP_REFUSALS = 100  # refused calls kept in the run record (all of them are counted)
+
+
 @dataclass
 class RunResult:
     run_id: str
@@ -48,7 +51,8 @@ class RunResult:
     repair_turns: int = 0
     dispositions: list[dict[str, Any]] = field(default_factory=list)  # per staging item
     batches: int = 1  # the staging items came in this many batches to fit the context window
-    trimmed: int = 0  # old tool results (and call arguments) trimmed to fit it
+    trimmed: int = 0  # old turns (tool results, the model's text, nudges) trimmed to fit it
+    refusals: list[dict[str, Any]] = field(default_factory=list)  # refused tool calls (memcli.tools.Refusal)
 
     def absorb(self, convo: Any, flagged: Sequence[str] = ()) -> None:
         """What the conversation came to; titles and reasons pass the trust filter (`flagged`: the
@@ -60,6 +64,7 @@ class RunResult:
         self.model_calls, self.tool_calls = convo.iterations, convo.tool_calls
         self.repair_turns = convo.repairs
         self.batches, self.trimmed = len(convo.plan.batches), convo.trimmed
+        self.refusals = [r.to_dict() for r in convo.tools.refusals]
         if convo.ledger is not None:
             self.dispositions = [
                 {**d, "title": withhold(d["title"], flagged), "reason": withhold(d["reason"], flagged)}
@@ -89,6 +94,8 @@ class RunResult:
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,
             "model_calls": self.model_calls,
+            "refused": len(self.refusals),
+            "refusals": self.refusals[:KEEP_REFUSALS],
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -104,6 +111,11 @@ class RunResult:
         if self.diff:
             data["diff"] = self.diff
         return data
+
+
+def refusal_line(refusal: dict[str, Any]) -> str:
+    """`memory_write memory/decisions/x.md: untrusted-instruction`: a refused call in one line."""
+    return f"{refusal['tool']} {refusal.get('path') or '-'}: {refusal['code']}"
 
 
 def _cost(cost: float | None) -> str:
@@ -161,6 +173,10 @@ def _human(r: RunResult) -> None:
     for d in r.dispositions:
         if d["action"] == "dropped":
             print(f"  dropped staging item: {d['kind']} {d['title']!r}: {d['reason']}")
+    for refusal in r.refusals[:10]:
+        print(f"  refused tool call: {refusal_line(refusal)}")
+    if len(r.refusals) > 10:
+        print(f"  … and {len(r.refusals) - 10} more refused tool calls (`memcli status --json` lists them)")
     for path in r.kept:
         print(f"consolidate: {path} was edited while the run applied; the edit is kept, uncommitted",
               file=sys.stderr)

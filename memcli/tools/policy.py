@@ -248,6 +248,7 @@ def check_trust(rel: str, before: bytes | None, data: bytes, trust: Any) -> list
 
 
 WITHHELD = "[withheld: reads as an instruction to an agent]"
+_QUOTED = re.compile(r"""(?<!\w)(?:'[^'\n]{6,400}'|"[^"\n]{6,400}"|`[^`\n]{6,400}`)(?!\w)""")
 
 
 def withhold(text: Any, flagged: Iterable[str] = ()) -> str:
@@ -258,15 +259,18 @@ def withhold(text: Any, flagged: Iterable[str] = ()) -> str:
     sentence is withheld whole."""
     from memcli.provenance import carried, instruction_sentences, repeats_untrusted
 
+    def suspect(part: str) -> bool:
+        return bool(instruction_sentences(part)) or repeats_untrusted(part, "", flagged) is not None
+
     line = " ".join(str(text).split())  # one line: a newline could forge a commit trailer
+    # a quotation goes alone, so the words around it (what was refused, and why) stay readable
+    line = _QUOTED.sub(lambda m: WITHHELD if suspect(m.group(0)[1:-1]) else m.group(0), line)
     for sentence in instruction_sentences(line):
         line = line.replace(sentence, WITHHELD)
     for sentence in flagged:
         for payload in carried(sentence):
             line = re.sub(re.escape(payload), "[withheld]", line, flags=re.IGNORECASE)
-    if instruction_sentences(line) or repeats_untrusted(line, "", flagged) is not None:
-        return WITHHELD
-    return line
+    return WITHHELD if suspect(line) else line
 
 
 def _parsed(rel: str, data: bytes) -> ParsedRecord:

@@ -17,7 +17,7 @@ from memcli.records.parse import parse_record
 from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
-from memcli.tools.journal import JournalEntry, JournalOp
+from memcli.tools.journal import JournalEntry, JournalOp, Refusal
 from memcli.tools.paths import FOLDERS, NoSuchRecord, PathRefused, confine, record_path
 from memcli.tools.policy import (
     Protection,
@@ -27,6 +27,7 @@ from memcli.tools.policy import (
     check_trust,
     present_sources,
     source_keys,
+    withhold,
 )
 from memcli.tools.read import list_folder, read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
@@ -58,6 +59,7 @@ class ToolSession:
             dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate
         )
         self._journal: list[JournalEntry] = []
+        self._refusals: list[Refusal] = []
         self._handlers: dict[str, Callable[..., ToolResult]] = {
             "memory_read": self.read,
             "memory_write": self.write,
@@ -90,6 +92,12 @@ class ToolSession:
     @property
     def journal(self) -> tuple[JournalEntry, ...]:
         return tuple(self._journal)
+
+    @property
+    def refusals(self) -> tuple[Refusal, ...]:
+        """Every call refused so far (rules or a path that is no record), in order: a reviewer learns
+        from the run record that something was stopped, whatever the model says about it."""
+        return tuple(self._refusals)
 
     def schemas(self) -> list[dict[str, Any]]:
         return tool_schemas(self.phase) + [copy.deepcopy(s) for s in self._added.values()]
@@ -126,7 +134,19 @@ class ToolSession:
         problems = check_arguments(name, arguments, added["function"]["parameters"] if added else None)
         if problems:
             return failure("arguments", f"{name}: " + "; ".join(problems))
-        return handler(**arguments)
+        result = handler(**arguments)
+        if result.error in ("refused", "path"):
+            self._refusals.append(self._refusal(name, arguments, result))
+        return result
+
+    def _refusal(self, name: str, arguments: dict[str, Any], result: ToolResult) -> Refusal:
+        flagged = self._trust.flagged if self._trust is not None else ()
+        errors = [v for v in result.violations if v.is_error]
+        code = ", ".join(dict.fromkeys(v.code for v in errors)) or str(result.error)
+        path = result.data.get("path") or next((v.path for v in errors if v.path), arguments.get("path"))
+        line = withhold(errors[0].message if errors else result.message, flagged)
+        shown = withhold(path, flagged)[:120] if isinstance(path, str) else None
+        return Refusal(name, code, shown, line if len(line) <= 240 else line[:239] + "…", self.phase)
 
     # -- tools ------------------------------------------------------------------------------
 
