@@ -12,7 +12,7 @@ from memcli.consolidate import inputs
 from memcli.consolidate.message import FileReport, counts
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.tools.policy import withhold
-from memcli.workspace import Workspace
+from memcli.workspace import STAGING_DIR, Workspace
 
 
 @dataclass(frozen=True)
@@ -136,12 +136,20 @@ def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], 
     for name, why in invalid:
         print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
     cfg = ws.config.consolidate
+    # A plain run integrates whatever is staged: only --if-needed waits for the trigger.
+    below = opts.if_needed and count > len(invalid)
     if opts.json:
-        print(json.dumps({"result": "nothing-to-do", "staging_files": count, "staging_bytes": size,
+        print(json.dumps({"result": "nothing-to-do", "why": "below-trigger" if below else "no-staging-items",
+                          "staging_files": count, "staging_bytes": size,
                           "trigger_files": cfg.trigger_files, "trigger_bytes": cfg.trigger_bytes}))
-        return
-    print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
-          f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+    elif opts.if_needed:
+        print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
+              f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+    elif invalid:
+        print(f"consolidate: nothing to do: no valid staging items ({len(invalid)} staging files could not "
+              "be read; they are left in place)")
+    else:
+        print(f"consolidate: nothing to do: no staging items ({STAGING_DIR} is empty)")
 
 
 _SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."
