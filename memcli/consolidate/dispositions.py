@@ -157,7 +157,7 @@ DISPOSE = _tool(
     {
         "items": {"type": "array", "items": {"type": "string"}, "description": "i1, i2, ..."},
         "action": {"type": "string", "enum": list(ACTIONS)},
-        "records": {"type": "array", "items": {"type": "string"}, "description": "record paths or slugs"},
+        "records": {"type": "array", "items": {"type": "string"}},
         "reason": {"type": "string"},
     },
     ["items", "action", "reason"],
