@@ -1,17 +1,23 @@
-"""What checking code anchors at use costs `memcli context` and `memcli search`.
+"""What code anchors cost a user of `memcli context` and `memcli search`: the same workspace with and
+without anchors, stale knowledge included.
 
-Two workspaces in one git repository, identical except that in one every record names two code
-anchors (a path and a path with a symbol; a tenth of them stale: a renamed file, a moved symbol).
-Three columns: the workspace without anchors; the anchored one with the check switched off (in this
-bench only, by replacing `AnchorChecker.check_many` in the child process: what reading the longer
-frontmatter costs); the anchored one as shipped. The check's own cost is the last two side by side.
+One git repository holds the code and two workspaces, identical except that in one every record names
+two code anchors (a path, and a path with a symbol). A tenth of the records are stale, half of them
+knowledge entries `memcli context` shows, in turn: a file renamed (git's rename history answers), a
+file deleted, a symbol moved to another file (`git grep` finds where), and a symbol gone. The code
+has a history of `--commits` commits (built with `git fast-import`), so the rename lookup walks a
+history, not one commit.
+
 1 000 records, half of them model-invoked knowledge (all shown by `context` under a large budget).
 Each command runs as its own process (as an agent's hook or a user runs it) with warm caches; the
-figures are medians of CPU seconds (user + sys of the child: the machine is shared, wall time
-includes other processes' load) and wall seconds, with the ratio anchors / no anchors.
-Target (issue 17): the check adds at most 20% (check / unchecked, CPU).
+figures are medians of interleaved runs, CPU seconds (user + sys of the child: the machine is shared,
+wall time includes other processes' load) and wall seconds, with what the anchors add (CPU).
+Target (issue 25): anchors / no anchors ≤ 1.2 (CPU).
 
-    python bench/anchors_bench.py [--records 1000] [--runs 7]
+`--also DIR` adds a column for another memcli source tree (e.g. a checkout of the commit before a
+change), run against the same anchored workspace in the same interleaved rounds.
+
+    python bench/anchors_bench.py [--records 1000] [--runs 7] [--commits 2000] [--also DIR]
 """
 
 from __future__ import annotations
@@ -27,9 +33,8 @@ import time
 from pathlib import Path
 
 NOW = "2026-05-20T10:00:00+00:00"
-# The bench's own switch for the unchecked column: no such switch exists in memcli itself.
-OFF = ("import sys, memcli.anchors as a; a.AnchorChecker.check_many = lambda self, g: [[] for _ in g]; "
-       "from memcli.cli import main; main(sys.argv[1:])")
+MODULES = 50
+STALE = ("renamed", "deleted", "moved", "gone")  # what happened to a stale record's code, in turn
 
 
 def child_cpu() -> float:
@@ -37,55 +42,93 @@ def child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+def git(root: Path, *args: str, data: bytes | None = None) -> None:
+    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *args], cwd=root, check=True,
+                   capture_output=True, input=data)
 
 
-def record(i: int, anchors: bool) -> tuple[str, str]:
-    code = f"src/mod{i % 50}.py"
-    extra = ""
-    if anchors:
-        stale = i % 10 == 0
-        path = f"src/old{i % 50}.py" if stale else code
-        symbol = f"gone_{i}" if i % 10 == 5 else f"func_{i % 50}"
-        extra = f"anchors:\n  - {path}\n  - {{path: {code}, symbol: {symbol}}}\n"
+def anchors(i: int) -> str:
+    """Two anchors; record i is stale when i % 20 is 0 (knowledge) or 5 (a decision)."""
+    m = i % MODULES
+    path, symbol = f"src/mod{m}.py", f"func_{m}"
+    if i % 20 in (0, 5):
+        what = STALE[(i // 20) % len(STALE)]
+        if what == "renamed":
+            path = f"src/old{m}.py"
+        elif what == "deleted":
+            path = f"src/dropped{m}.py"
+        elif what == "moved":
+            symbol = f"moved_{m}"
+        else:
+            symbol = f"gone_{i}"
+    return f"anchors:\n  - {path}\n  - {{path: src/mod{m}.py, symbol: {symbol}}}\n"
+
+
+def record(i: int, anchored: bool) -> tuple[str, str]:
+    extra = anchors(i) if anchored else ""
     if i % 2:
         return (f"memory/decisions/decision-{i}.md",
                 f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nstatus: resolved\nsources:\n"
                 f"  - session_id: s{i}\n    range: [0, 3]\n{extra}---\n"
-                f"Decision {i}: the job runner for module {i % 50} retries with backoff.\n")
+                f"Decision {i}: the job runner for module {i % MODULES} retries with backoff.\n")
     return (f"knowledge/howto-{i}.md",
-            f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nkind: howto\ndescription: How module {i % 50} "
+            f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nkind: howto\ndescription: How module {i % MODULES} "
             f"job runner case {i} works\nmodel_invocation: true\nuser_invocable: true\nlast_sources: []\n"
-            f"{extra}---\nStart the job runner of module {i % 50} with func_{i % 50}().\n")
+            f"{extra}---\nStart the job runner of module {i % MODULES} with func_{i % MODULES}().\n")
 
 
-def build(top: Path, records: int) -> tuple[Path, Path]:
-    for m in range(50):
-        (top / "src").mkdir(parents=True, exist_ok=True)
-        (top / "src" / f"old{m}.py").write_text(f"def func_{m}():\n    pass\n" * 3)
-        (top / "src" / f"mod{m}.py").write_text(f"def func_{m}():\n    pass\n" * 3)
+def history(commits: int) -> bytes:
+    """A fast-import stream: `commits` commits editing src/lib/*.py, after the files the anchors name."""
+    out: list[bytes] = []
+
+    def blob(text: str) -> bytes:
+        data = text.encode()
+        return b"data %d\n%s\n" % (len(data), data)
+
+    def commit(n: int, changes: list[bytes]) -> None:
+        out.append(b"commit refs/heads/main\ncommitter b <b@b> %d +0000\n" % (1_700_000_000 + n * 60))
+        out.append(blob(f"change {n}"))
+        out.extend(changes)
+
+    first = [b"M 100644 inline src/%s\n" % name.encode() + blob(text) for name, text in
+             [(f"mod{m}.py", f"def func_{m}():\n    pass\n" * 3) for m in range(MODULES)]
+             + [(f"old{m}.py", f"def old_{m}():\n    pass\n") for m in range(MODULES)]
+             + [(f"dropped{m}.py", f"def dropped_{m}():\n    pass\n") for m in range(MODULES)]
+             + [("moved.py", "".join(f"def moved_{m}():\n    pass\n" for m in range(MODULES)))]]
+    commit(0, first)
+    for n in range(1, commits):
+        commit(n, [b"M 100644 inline src/lib/part%d.py\n" % (n % 200) + blob(f"VALUE = {n}\n")])
+    return b"".join(out)
+
+
+def build(top: Path, records: int, commits: int) -> tuple[Path, Path]:
+    top.mkdir(parents=True)
+    git(top, "init", "-q", "-b", "main")
+    git(top, "fast-import", "--quiet", data=history(max(commits, 1)))
+    git(top, "checkout", "-q", "-f", "main")
+    for m in range(MODULES):  # the stale anchors' code: renamed, deleted
+        git(top, "mv", f"src/old{m}.py", f"src/renamed{m}.py")
+        git(top, "rm", "-q", f"src/dropped{m}.py")
+    git(top, "commit", "-qm", "rename and delete")
     out = []
-    for name, anchors in (("plain", False), ("anchored", True)):
+    for name, anchored in (("plain", False), ("anchored", True)):
         ws = top / name
         (ws / "memory/decisions").mkdir(parents=True)
         (ws / "knowledge").mkdir()
         for i in range(records):
-            rel, text = record(i, anchors)
+            rel, text = record(i, anchored)
             (ws / rel).write_text(text, encoding="utf-8")
         out.append(ws)
-    git(top, "init", "-q", "-b", "main")
     git(top, "add", "-A")
-    git(top, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "code and memory")
-    for m in range(50):  # old{m}.py → gone{m}.py: the stale anchors name renamed files
-        git(top, "mv", f"src/old{m}.py", f"src/gone{m}.py")
-    git(top, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "rename")
+    git(top, "commit", "-qm", "memory")
     return out[0], out[1]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """CPU (the child and the git it runs) and wall seconds of one command. `cwd` is a neutral
+    folder: `python -m` puts the current folder first on sys.path, ahead of PYTHONPATH (--also)."""
     before, start = child_cpu(), time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     return child_cpu() - before, time.perf_counter() - start
 
 
@@ -93,28 +136,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--also", type=Path, help="another memcli source tree, run on the anchored workspace")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        plain, anchored = build(Path(tmp) / "repo", args.records)
+        plain, anchored = build(Path(tmp) / "repo", args.records, args.commits)
         commands = {
             "context": ["context", "--budget", "200000", "--json"],
             "search": ["search", "job runner backoff", "-n", "10", "--json"],
         }
-        print(f"{args.records} records, median of {args.runs} runs (CPU s / wall s)")
-        print(f"{'command':<9} {'no anchors':>17} {'anchors, unchecked':>19} {'anchors, checked':>17} "
-              f"{'check adds (CPU)':>17}")
+        columns = [("no anchors", plain, None), ("anchors", anchored, None)]
+        if args.also:
+            columns.append((f"anchors ({args.also.name[:10]})", anchored, args.also.resolve()))
+        print(f"{args.records} records, a tenth stale (half of them knowledge), {args.commits} commits; "
+              f"median of {args.runs} interleaved runs (CPU s / wall s)")
+        print(f"{'command':<9}" + "".join(f"{name:>23}" for name, _, _ in columns)
+              + "".join(f"{'x no anchors':>14}" for _ in columns[1:]))
         for name, rest in commands.items():
-            figures = []
-            columns = (("plain", plain, True), ("off", anchored, False), ("on", anchored, True))
-            for label, ws, check in columns:
-                env = {**os.environ, "MEMCLI_STATE_DIR": str(Path(tmp) / f"state-{label}")}
-                cli = [*rest, "-w", str(ws)]
-                argv = [sys.executable, "-m", "memcli", *cli] if check else [sys.executable, "-c", OFF, *cli]
-                timed(argv, env)  # warm the index, caches and layout memo
-                runs = [timed(argv, env) for _ in range(args.runs)]
-                figures.append(tuple(statistics.median(r[k] for r in runs) for k in (0, 1)))
-            cells = " ".join(f"{c:>8.3f} / {w:>6.3f}" for c, w in figures)
-            print(f"{name:<9} {cells} {100 * (figures[2][0] / figures[1][0] - 1):>+16.0f}%")
+            rounds: list[list[tuple[float, float]]] = [[] for _ in columns]
+            envs = []
+            for n, (_, ws, src) in enumerate(columns):
+                env = {**os.environ, "MEMCLI_STATE_DIR": str(Path(tmp) / f"state-{n}")}
+                if src is not None:
+                    env["PYTHONPATH"] = str(src)
+                envs.append(env)
+                timed([sys.executable, "-m", "memcli", *rest, "-w", str(ws)], env, Path(tmp))  # warm caches
+            for _ in range(args.runs):  # interleaved: load on the shared machine hits every column alike
+                for n, (_, ws, _) in enumerate(columns):
+                    argv = [sys.executable, "-m", "memcli", *rest, "-w", str(ws)]
+                    rounds[n].append(timed(argv, envs[n], Path(tmp)))
+            figures = [tuple(statistics.median(r[k] for r in runs) for k in (0, 1)) for runs in rounds]
+            cells = "".join(f"{c:>14.3f} / {w:>6.3f}" for c, w in figures)
+            ratios = "".join(f"{f[0] / figures[0][0]:>13.2f}x" for f in figures[1:])
+            print(f"{name:<9}{cells}{ratios}")
+
 
 if __name__ == "__main__":
     main()

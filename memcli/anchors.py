@@ -12,18 +12,29 @@ When a record is used (`memcli context`, `memcli search`, the MCP tools, the Lin
 rename detection says it went, a symbol that no longer appears in its file with the files that now
 hold it (`git grep`). Only the anchors of the records being shown are checked, files are read once
 per process, and git is asked only when something is missing, so a check costs a stat and a read.
+
+What git's history says of a missing path (renamed to, deleted in) changes only with new commits:
+it is kept in the state folder under HEAD (`anchor-history.json`). A later command reads it back;
+after new commits it asks git only for those (`git log old..HEAD`), and walks the whole history
+only for a path it has not looked up before, or after HEAD was rewritten. `memcli context` at a
+session start thus pays one `git rev-parse`, not a history walk (bench/anchors_bench.py).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 FIELD = "anchors"
+HISTORY_CACHE = "anchor-history.json"
 _MAX_READ = 4 * 1024 * 1024  # a symbol in a larger file is not looked for (reported as unchecked)
+_CHAIN = 50  # bound on following a chain of renames (as memcli.gc.drift does)
+_KEEP_FACTS = 5000  # paths kept in the history cache; past that, only those of the last command
 
 
 @dataclass(frozen=True)
@@ -82,23 +93,24 @@ def anchors_of(meta: dict[str, Any] | None) -> list[Anchor]:
 class AnchorChecker:
     """Checks anchors against the working tree of the repository holding a workspace.
 
-    One checker per command: it remembers each file it read and asks git at most once for the
-    rename history, and only when some anchored path is missing.
+    One checker per command: it remembers each file it read, asks git once where the repository is
+    (and its HEAD), and looks missing paths up in the history cache (see the module's docstring).
     """
 
     def __init__(self, workspace_root: Path) -> None:
+        from memcli.workspace import Workspace
+
         self.workspace_root = workspace_root
+        self.state_dir = Workspace(workspace_root).state_dir  # where the history cache is kept
         self._top: Path | None | bool = False  # False: not looked up yet
+        self._head: str | None = None
         self._texts: dict[Path, str | None] = {}
-        self._history: Any = None
+        self._found: dict[str, Path | None] = {}  # anchor path → the file it names (records share code)
 
     @property
     def top(self) -> Path | None:
-        from memcli.gc.drift import git_text  # lazy: the record models import this module
-
         if self._top is False:
-            out = git_text(self.workspace_root, "rev-parse", "--show-toplevel")
-            self._top = Path(out.strip()) if out else None
+            self._top, self._head = _rev_parse(self.workspace_root)
         return self._top  # type: ignore[return-value]
 
     def _bases(self) -> list[Path]:
@@ -109,11 +121,9 @@ class AnchorChecker:
         return bases
 
     def _find(self, path: str) -> Path | None:
-        for base in self._bases():
-            candidate = base / path
-            if candidate.is_file():
-                return candidate
-        return None
+        if path not in self._found:
+            self._found[path] = next((base / path for base in self._bases() if (base / path).is_file()), None)
+        return self._found[path]
 
     def _text(self, file: Path) -> str | None:
         if file not in self._texts:
@@ -127,19 +137,23 @@ class AnchorChecker:
         return self.check_many([list(anchors)])[0]
 
     def check_many(self, groups: list[list[Anchor]]) -> list[list[AnchorIssue]]:
-        """`check` for many records at once: the files that now hold missing symbols are found with
-        one `git grep` for all of them, not one per symbol."""
+        """`check` for many records at once: missing paths are looked up in git's history together,
+        and the files that now hold missing symbols are found with one `git grep` for all of them."""
         out: list[list[AnchorIssue]] = [[] for _ in groups]
+        missing: list[tuple[int, Anchor]] = []
         moved: list[tuple[int, Anchor]] = []
         for n, anchors in enumerate(groups):
             for anchor in anchors:
                 found = self._find(anchor.path)
                 if found is None:
-                    out[n].append(self._missing(anchor))
+                    missing.append((n, anchor))
                 elif anchor.symbol is not None:
                     text = self._text(found)
                     if text is not None and not _has_symbol(text, anchor.symbol):
                         moved.append((n, anchor))
+        facts = self._facts([form for _, a in missing for form in self._forms(a.path)]) if missing else {}
+        for n, anchor in missing:
+            out[n].append(self._missing(anchor, facts))
         holders = self._holders({a.symbol for _, a in moved if a.symbol}) if moved else {}
         for n, anchor in moved:
             now = holders.get(anchor.symbol or "", [])
@@ -149,22 +163,19 @@ class AnchorChecker:
                                       holders=tuple(now)))
         return out
 
-    def _missing(self, anchor: Anchor) -> AnchorIssue:
-        from memcli.gc.drift import GitUnavailable, path_verdict, rename_history
+    def _forms(self, path: str) -> list[str]:
+        """The repository paths an anchor path may mean: from the root, or from the workspace."""
+        if self.top is None:
+            return []
+        prefix = self.workspace_root.resolve().relative_to(self.top.resolve()).as_posix()
+        return [path] + ([f"{prefix}/{path}"] if prefix != "." else [])
 
+    def _missing(self, anchor: Anchor, facts: dict[str, dict[str, Any]]) -> AnchorIssue:
         top = self.top
-        if top is not None and self._history is None:
-            try:
-                self._history = rename_history(top)
-            except GitUnavailable:
-                self._history = None
         verdict = None
-        if top is not None and self._history is not None:
-            prefix = self.workspace_root.resolve().relative_to(top.resolve()).as_posix()
-            forms = [anchor.path] + ([f"{prefix}/{anchor.path}"] if prefix != "." else [])
-            tracked = _OnDisk(top)
-            for form in forms:
-                verdict = path_verdict(form, tracked, self._history)
+        for form in self._forms(anchor.path):
+            if form in facts and top is not None:
+                verdict = _verdict(facts[form], lambda rel: (top / rel).is_file())
                 if verdict is not None:
                     break
         if verdict is not None and verdict["status"] == "renamed":
@@ -177,18 +188,38 @@ class AnchorChecker:
         return AnchorIssue(anchor, "gone", f"{anchor.path} does not exist in the repository; "
                            "fix or drop the anchor")
 
+    def _facts(self, paths: list[str]) -> dict[str, dict[str, Any]]:
+        """What the history at HEAD says of each path (memcli.gc.drift's rename history, reduced to the
+        path's own rename chain), from the cache where it still holds."""
+        top, head = self.top, self._head
+        if top is None or head is None:
+            return {}  # no repository, or no commit yet: no history
+        cache = _HistoryCache(self.state_dir, top)
+        known = cache.load(head)
+        todo = [p for p in dict.fromkeys(paths) if p not in known]
+        if todo:
+            from memcli.gc.drift import GitUnavailable, rename_history  # lazy: only on a cache miss
+
+            try:
+                history = rename_history(top)
+            except GitUnavailable:
+                return known
+            known.update({p: _fact(p, history) for p in todo})
+        if todo or cache.moved:
+            kept = known if len(known) <= _KEEP_FACTS else {p: known[p] for p in paths}  # no anchors forever
+            cache.save(head, kept)
+        return known
+
     def _holders(self, symbols: set[str]) -> dict[str, list[str]]:
         """symbol → the repository files that hold it as a whole word (the memory itself left out:
         it names the symbol, only code can hold it)."""
-        from memcli.gc.drift import git_text
-
         if self.top is None or not symbols:
             return {}
         prefix = self.workspace_root.resolve().relative_to(self.top.resolve()).as_posix()
         prefix = "" if prefix == "." else prefix + "/"
         patterns = [arg for symbol in sorted(symbols) for arg in ("-e", symbol)]
-        out = git_text(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
-                       f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
+        out = _git(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
+                   f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
         found: dict[str, set[str]] = {}
         for line in (out or "").splitlines():
             path, _, match = line.rpartition(":")
@@ -197,14 +228,99 @@ class AnchorChecker:
         return {symbol: sorted(paths) for symbol, paths in found.items()}
 
 
-class _OnDisk:
-    """The files of the working tree, as the `tracked` set rename verdicts look names up in."""
+def _git(cwd: Path, *args: str) -> str | None:
+    """git's output, or None where git cannot answer (as memcli.gc.drift.git_text, without importing
+    the gc package on every use)."""
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
 
-    def __init__(self, top: Path) -> None:
+
+def _rev_parse(cwd: Path) -> tuple[Path | None, str | None]:
+    """The repository's top folder and HEAD commit in one call (None, None outside a repository;
+    no HEAD before the first commit)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"], cwd=cwd,
+                              capture_output=True, check=False)
+    except FileNotFoundError:
+        return None, None
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    top = Path(lines[0]) if lines else None
+    return top, (lines[1] if top is not None and len(lines) > 1 and done.returncode == 0 else None)
+
+
+def _fact(path: str, history: Any) -> dict[str, Any]:
+    """What `history` (memcli.gc.drift.History) says of `path`: ever tracked, the renames that
+    followed it, and the deletion of the last name."""
+    steps: list[list[str]] = []
+    current = path
+    while path in history.ever and len(steps) < _CHAIN and current in history.renamed_to:
+        step = history.renamed_to[current]
+        steps.append(list(step))
+        current = step[0]
+    gone = history.deleted.get(current)
+    return {"ever": path in history.ever, "steps": steps, "deleted": list(gone) if gone else None}
+
+
+def _verdict(fact: dict[str, Any], on_disk: Any) -> dict[str, str] | None:
+    """memcli.gc.drift.path_verdict from a path's cached fact: the first rename target still on disk,
+    else the deletion; None for a path git never tracked."""
+    if not fact.get("ever"):
+        return None
+    for new, sha, _date in fact.get("steps", []):
+        if on_disk(new):
+            return {"status": "renamed", "new_path": new, "commit": sha}
+    deleted = fact.get("deleted")
+    return {"status": "deleted", **({"commit": deleted[0]} if deleted else {})}
+
+
+class _HistoryCache:
+    """`<state dir>/anchor-history.json`: path facts at one HEAD of one repository. A cache: when it
+    is unreadable, of another repository, or HEAD was rewritten, the facts are looked up again."""
+
+    def __init__(self, state_dir: Path, top: Path) -> None:
+        self.path = state_dir / HISTORY_CACHE
         self.top = top
+        self.moved = False  # HEAD moved on since it was written (the facts were carried over)
 
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and (self.top / path).is_file()
+    def load(self, head: str) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("top") != str(self.top):
+            return {}
+        facts = data.get("paths")
+        old = data.get("head")
+        if not isinstance(facts, dict) or not isinstance(old, str):
+            return {}
+        if old == head:
+            return facts
+        self.moved = True
+        return self._carried(old, head, facts)
+
+    def _carried(self, old: str, head: str, facts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The facts still true at `head`: those of paths (and their rename targets) that no commit
+        since `old` touched; none when `old` is not an ancestor of `head` (history was rewritten)."""
+        if _git(self.top, "merge-base", "--is-ancestor", old, head) is None:
+            return {}
+        log = _git(self.top, "log", "-M", "--name-status", "-z", "--format=", f"{old}..{head}")
+        if log is None:
+            return {}
+        touched = {name.strip("\n") for name in log.split("\0")}
+        return {p: f for p, f in facts.items() if isinstance(f, dict) and p not in touched
+                and not any(step[0] in touched for step in f.get("steps", []))}
+
+    def save(self, head: str, facts: dict[str, dict[str, Any]]) -> None:
+        from memcli.atomicio import atomic_write_text
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path, json.dumps({"top": str(self.top), "head": head, "paths": facts}))
+        except OSError:
+            pass  # a read-only state folder: the next command looks the history up again
 
 
 def _has_symbol(text: str, symbol: str) -> bool:

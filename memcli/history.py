@@ -2,7 +2,8 @@
 
 `<state_dir>/runs.json` maps a command name ("consolidate", "extract") to its latest runs, newest
 last. A run is recorded as "running" when it starts and overwritten when it ends, so a run that was
-killed shows up as interrupted instead of silently looking like success.
+killed shows up as interrupted instead of silently looking like success. A consolidation run's
+entry lists the tool calls it refused (`refusals`), for `memcli status --json` and `memcli why`.
 """
 
 from __future__ import annotations
@@ -53,3 +54,8 @@ def runs(ws: Workspace, command: str) -> list[dict[str, Any]]:
 def last(ws: Workspace, command: str) -> dict[str, Any] | None:
     found = runs(ws, command)
     return found[-1] if found else None
+
+
+def find(ws: Workspace, command: str, run_id: str) -> dict[str, Any] | None:
+    """The recorded run `run_id` of `command`, while it is among the last KEEP."""
+    return next((r for r in runs(ws, command) if r.get("run_id") == run_id), None)

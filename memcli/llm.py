@@ -32,10 +32,12 @@ redacts, and the first `Gateway` waits for it. Without the extra, making a `Gate
 `MissingExtra` (exit 2), whose message is the install line to run.
 
 Context window: `context_tokens` is config `memory.context_tokens`, else litellm's
-`max_input_tokens` for the model, else DEFAULT_CONTEXT. Every prompt is estimated
-(memcli.tokens' estimate, which errs high) before it is sent; one at or over the window raises
-ContextExceeded instead of being sent, because a server that truncates it silently (Ollama does)
-answers a constrained prompt with valid, empty JSON. Ollama gets the window as `num_ctx`.
+`max_input_tokens` for the model, else DEFAULT_CONTEXT. One rule holds on every call: the prompt
+(memcli.tokens' estimate, which errs high) plus `max_tokens` is at most the window. A call whose
+prompt leaves less than the `max_tokens` it asks for is sent with `max_tokens` shrunk to what is
+left, down to `answer_floor` of it; below that it raises ContextExceeded instead of being sent,
+because a server that truncates a prompt silently (Ollama does) answers a constrained prompt with
+valid, empty JSON. Ollama gets the window as `num_ctx`.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ RUN_LOG = "llm-calls.jsonl"
 _MODES = ("json_schema", "json_object", "prompt")
 _MODEL_ENV = {"extract": "MEMCLI_EXTRACT_MODEL", "consolidation": "MEMCLI_CONSOLIDATION_MODEL"}
 DEFAULT_CONTEXT = 8192  # a model litellm does not know: small local models start at 8k
+ANSWER_FLOOR = 256  # tokens: the least room an answer is ever sent with (a tool call, a short object)
 # Providers that take the context size per request (Ollama's default is far below most models').
 NUM_CTX_PROVIDERS = ("ollama", "ollama_chat")
 
@@ -91,10 +94,11 @@ class RequestRefused(LLMError):
 
 
 class ContextExceeded(RequestRefused):
-    """The prompt does not fit the model's context window; it was not sent."""
+    """The prompt leaves less of the model's context window than the answer's floor; it was not sent."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, prompt_tokens: int = 0, floor: int = 0) -> None:
         super().__init__(message, context_window=True)
+        self.prompt_tokens, self.floor = prompt_tokens, floor
 
 
 class InvalidOutput(LLMError):
@@ -170,6 +174,12 @@ def known_context(model: str) -> int | None:
     except Exception:  # litellm's answer to a model it has no entry for (local, self-hosted, new)
         return None
     return int(size) if isinstance(size, int) and size > 0 else None
+
+
+def answer_floor(requested: int) -> int:
+    """The least `max_tokens` a call that asks for `requested` is sent with: a quarter of it, at least
+    ANSWER_FLOOR (and never more than asked)."""
+    return min(requested, max(ANSWER_FLOOR, requested // 4))
 
 
 def estimate_prompt(messages: list[dict[str, Any]], params: dict[str, Any]) -> int:
@@ -389,7 +399,7 @@ class Gateway:
                      litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
         if takes_num_ctx(self.model):
             params = {**params, "num_ctx": self.context_tokens}
-        self._check_fits(messages, params)
+        params = self._fit(messages, params)
         attempt = 0
         while True:
             started = time.monotonic()
@@ -449,15 +459,22 @@ class Gateway:
             self._log(params, started, usage, None)
             return response, usage
 
-    def _check_fits(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> None:
+    def _fit(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        """`params` for a call that keeps prompt + max_tokens within the window: max_tokens shrunk
+        to what the prompt leaves, down to its floor. Below that the call is not sent."""
         tokens = estimate_prompt(messages, params)
-        if tokens < self.context_tokens:
-            return
-        problem = (f"the prompt is about {tokens} tokens, at or over the context window of model "
-                   f"{self.model} ({self.context_tokens} tokens); it was not sent "
-                   "(memory.context_tokens sets the window)")
+        asked = params.get("max_tokens")
+        room = self.context_tokens - tokens
+        floor = 1 if asked is None else answer_floor(int(asked))
+        if room >= floor:
+            return params if asked is None or room >= asked else {**params, "max_tokens": room}
+        window = f"the context window of model {self.model} ({self.context_tokens} tokens)"
+        problem = (f"the prompt is about {tokens} tokens, at or over {window}" if asked is None else
+                   f"the prompt is about {tokens} tokens and leaves {max(room, 0)} of {window} for the "
+                   f"answer, less than the {floor} it needs at least")
+        problem += "; it was not sent (memory.context_tokens sets the window)"
         self._log(params, time.monotonic(), None, f"context: {problem}")
-        raise ContextExceeded(problem)
+        raise ContextExceeded(problem, tokens, floor)
 
     def _backoff(self, attempt: int) -> float:
         return min(self.backoff_max_s, self.backoff_s * 2**attempt) * (0.5 + random.random() / 2)

@@ -126,6 +126,8 @@ def _run_line(run: dict[str, Any] | None) -> str:
         result += " (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
     tokens = int(run.get("prompt_tokens") or 0) + int(run.get("completion_tokens") or 0)
     line = f"{when}: {result}; {tokens} tokens, {_cost(run.get('cost_usd'))}"
+    if run.get("refused"):  # consolidation: what the tools stopped (`--json` lists each call)
+        line += f"; {run['refused']} refused tool calls (`memcli status --json` lists them)"
     if run.get("error"):
         line += f"\n    why: {run['error']}"
     elif run.get("note"):

@@ -1,10 +1,10 @@
 """`memcli why SLUG|PATH`: a record's whole story on one screen.
 
 Everything here is read from what already exists, nothing is stored for it: git history of the file
-(consolidation commits carry the operation, category and reason of each file they touched; any other
-commit is a human edit), the record's Sources traced back through the session adapters (a short,
-redacted excerpt of each, with the roles of the entries it points to), the usage figures `memcli
-metrics` saved, and the `replaced_by` links in both directions.
+(consolidation commits carry the operation, category and reason of each file they touched, and the
+tool calls the run refused; any other commit is a human edit), the record's Sources traced back
+through the session adapters (a short, redacted excerpt of each, with the roles of the entries it
+points to), the usage figures `memcli metrics` saved, and the `replaced_by` links in both directions.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from memcli.staging import staging_prefix
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace, locate
 
 RUN_TRAILER = "Memcli-Run"  # the trailer consolidation writes (memcli.consolidate.gitops)
+REFUSED_TRAILER = "Memcli-Refused-Calls"  # and its count of refused tool calls (consolidate.message)
 EXCERPT_CHARS = 280
 _FILE_LINE = re.compile(r"^- (added|updated|replaced|dropped) (\S+?)(?: \[([^\]]*)\])? (\S+) → (\S+) chars$")
 _STAGING_ID = re.compile(r"\b([\w-]+)-(\d+)-(\d+)-([0-9a-f]{10})\b")
+_REFUSED_LINE = re.compile(r"^- (\S+) (\S+): (\S.*)$")  # `- memory_write memory/decisions/x.md: code`
 
 
 @dataclass
@@ -43,6 +45,8 @@ class Change:
     reasons: list[str] = field(default_factory=list)
     size: str | None = None
     staging: list[str] = field(default_factory=list)
+    refused: int = 0  # tool calls the run refused (a poisoning attempt stopped, a path outside memory)
+    refusals: list[dict[str, Any]] = field(default_factory=list)  # tool, code, path (and line, when local)
 
 
 @dataclass
@@ -148,8 +152,17 @@ def _change(sha: str, date: str, author: str, body: str, path: str) -> Change:
     change = Change(sha, date, author, "consolidate" if run else "human", subject, path, run_id=run)
     if run is None:
         return change
-    mine = False
+    mine = listing = False
     for line in lines:
+        key, _, value = line.partition(":")
+        if key == REFUSED_TRAILER and value.strip().isdigit():
+            change.refused = int(value)
+        listing = line.startswith("Refused tool calls (") or (listing and line.startswith("- "))
+        refused = _REFUSED_LINE.match(line) if listing else None
+        if refused:
+            change.refusals.append({"tool": refused.group(1), "path": refused.group(2),
+                                    "code": refused.group(3)})
+            continue
         match = _FILE_LINE.match(line)
         if match:
             mine = match.group(2) == path
@@ -164,6 +177,18 @@ def _change(sha: str, date: str, author: str, body: str, path: str) -> Change:
             mine = False
     change.staging = list(dict.fromkeys(m.group(0) for m in _STAGING_ID.finditer(body)))
     return change
+
+
+def _refusals_here(ws: Workspace, changes: list[Change]) -> None:
+    """A run this machine recorded (runs.json) gives each refused call with its reason; the commit
+    message alone names the tool, the target and the rule."""
+    from memcli import history as runs
+
+    for change in changes:
+        run = runs.find(ws, "consolidate", change.run_id) if change.run_id else None
+        if run is not None and isinstance(run.get("refusals"), list):
+            change.refusals = run["refusals"]
+            change.refused = int(run.get("refused") or len(change.refusals))
 
 
 def _staging_for(changes: list[Change], sources: list[Source]) -> None:
@@ -278,6 +303,7 @@ def story(ws: Workspace, target: str) -> Story:
     if note:
         notes.append(note)
     _staging_for(changes, [src for _, src, _ in found if src is not None])
+    _refusals_here(ws, changes)
     replaced_by = meta.get("replaced_by")
     return Story(
         path=rel, kind=loc.kind.value, slug=loc.slug,
@@ -306,6 +332,11 @@ def render(s: Story) -> str:
             lines.append(f"    {c.outcome or 'touched'}{tag}" + (f" {c.size}" if c.size else ""))
             lines.extend(f"    {r}" for r in c.reasons)
             lines.extend(f"    from staging item {item}" for item in c.staging)
+            if c.refused:
+                lines.append(f"    the run refused {c.refused} tool call{'s' if c.refused > 1 else ''}:")
+            for r in c.refusals:
+                why = f" ({r['line']})" if r.get("line") else ""
+                lines.append(f"      {r['tool']} {r.get('path') or '-'}: {r['code']}{why}")
         else:
             lines.append(f"    {c.subject}")
         if c.path != s.path:

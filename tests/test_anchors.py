@@ -156,3 +156,36 @@ def test_gc_report_shares_the_check(repo: Path, capsys) -> None:
     (only,) = drift
     assert only["paths"] == ["memory/decisions/jobs.md"]
     assert only["evidence"]["status"] == "renamed" and only["evidence"]["new_path"] == "src/worker.py"
+
+
+def test_the_history_kept_under_head_follows_new_commits(repo: Path) -> None:
+    """What git's history says of a missing path is kept in the state folder under HEAD; new commits
+    that touch the path or where it went are looked at, others leave it as it was."""
+    from memcli.anchors import HISTORY_CACHE
+    from memcli.workspace import Workspace
+
+    anchors = [Anchor("src/jobs.py"), Anchor("src/old.py")]
+    cache = Workspace.open(repo / "mem").state_dir / HISTORY_CACHE
+    git(repo, "mv", "src/jobs.py", "src/worker.py")
+    git(repo, "rm", "-q", "src/old.py")
+    git(repo, "commit", "-qm", "rename and delete")
+    first = {i.anchor.path: i.message for i in AnchorChecker(repo / "mem").check(anchors)}
+    assert "renamed to src/worker.py" in first["src/jobs.py"] and "was deleted" in first["src/old.py"]
+    kept = json.loads(cache.read_text())
+    assert kept["head"] == git(repo, "rev-parse", "HEAD").strip() and "src/jobs.py" in kept["paths"]
+
+    git(repo, "mv", "src/worker.py", "src/runner.py")  # where it went moves on: looked at again
+    git(repo, "commit", "-qm", "rename again")
+    again = {i.anchor.path: i for i in AnchorChecker(repo / "mem").check(anchors)}
+    assert again["src/jobs.py"].new_path == "src/runner.py"
+    assert again["src/old.py"].message == first["src/old.py"]
+
+    write(repo, "README.md", "# unrelated\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "unrelated")
+    later = {i.anchor.path: i.message for i in AnchorChecker(repo / "mem").check(anchors)}
+    assert later == {p: i.message for p, i in again.items()}
+    assert json.loads(cache.read_text())["head"] == git(repo, "rev-parse", "HEAD").strip()
+
+    cache.write_text("{not json")  # a cache: unreadable is looked up again, never an error
+    assert [i.message for i in AnchorChecker(repo / "mem").check(anchors)] == list(later.values())

@@ -11,7 +11,8 @@ The input comes from an InputPlan (memcli.consolidate.plan): when it has several
 items, the conversation starts over from the instructions with each next batch once the previous
 one is fully disposed of (a short note says what the done batches came to), and the GC phase
 starts after the last. Before every call the conversation is trimmed to the context budget
-(memcli.consolidate.trim).
+(memcli.consolidate.trim); a call the gateway still cannot fit (prompt + the answer's floor over
+the window) fails the run with what filled the window.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ class Conversation:
     trimmed: int = 0  # messages trimmed to fit the window
     notes: list[str] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    nudged: list[dict[str, Any]] = field(default_factory=list)  # the nudges among `messages` (trimmable)
     _finished: bool = False
 
     def _finish(self, note: str = "") -> ToolResult:
@@ -120,6 +122,7 @@ class Conversation:
         self.ledger.reveal([item.id for item in self.plan.batches[self.batch]])
         note = self.plan.progress(self.batch, self.ledger, self.tools.journal)
         self.messages = [self.messages[0], self._first(self.plan.first(self.batch, note))]
+        self.nudged = []
 
     def _failed_turns(self) -> RunFailed:
         assert self.ledger is not None
@@ -141,7 +144,7 @@ class Conversation:
         return problems
 
     def run(self) -> None:
-        from memcli.llm import CallUsage
+        from memcli.llm import CallUsage, ContextExceeded
 
         self.usage = CallUsage()
         if self.ledger is None:
@@ -159,8 +162,12 @@ class Conversation:
             if self.iterations >= self.limit:
                 raise self._failed_turns()
             schemas = self.tools.schemas()
-            self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation)
-            turn = self.gateway.chat(self.messages, schemas, max_tokens=self.plan.budget.answer)
+            self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation, self.nudged)
+            try:
+                turn = self.gateway.chat(self.messages, schemas, max_tokens=self.plan.budget.answer)
+            except ContextExceeded as exc:
+                raise RunFailed(trim.diagnose(self.messages, schemas, self.gateway.context_tokens,
+                                              exc.floor, self.nudged)) from None
             self.usage += turn.usage
             self.iterations += 1
             self.messages.append(turn.message)
@@ -170,7 +177,8 @@ class Conversation:
                     self.notes.append(turn.content.strip())
                 text = nudge(turn.content, self.phase, self.ledger.missing_shown(),
                              [schema["function"]["name"] for schema in schemas])
-                self.messages.append({"role": "user", "content": text})
+                self.nudged.append({"role": "user", "content": text})
+                self.messages.append(self.nudged[-1])
                 continue
             self._finished = False
             for call in turn.tool_calls:

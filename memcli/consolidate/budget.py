@@ -9,8 +9,11 @@ high), so what fits here is never refused by the gateway's check:
   − traffic       tool results and turns within one batch before trimming     min(8192, window / 8)
   = input         summary, catalogue, reports, one batch of staging items and the records related to it
 
-Before every model call the conversation is trimmed to `window − answer` (memcli.consolidate.trim):
-the traffic share is what a batch may add before old tool results are stubbed out.
+One rule holds on every call: prompt + max_tokens ≤ window. Before every model call the conversation
+is trimmed to `window − answer` (memcli.consolidate.trim): the traffic share is what a batch may add
+before old turns (tool results, the model's text, nudges) are stubbed out. When trimming cannot get
+there, the gateway shrinks max_tokens to what is left, down to a floor (memcli.llm.answer_floor),
+and below that the run fails saying what filled the window.
 """
 
 from __future__ import annotations

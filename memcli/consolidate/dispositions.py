@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memcli.tools.paths import NoSuchRecord, PathRefused, record_path
 from memcli.tools.result import ToolResult, failure, success
 
 ACTIONS = ("integrated", "dropped")
@@ -86,20 +87,35 @@ class Ledger:
             return failure("arguments", "items is empty; name the item ids (i1, i2, ...) you dispose of")
         if not reason.strip():
             return failure("arguments", "say why in `reason` (one sentence; dropped items go in the commit)")
-        paths = list(dict.fromkeys(records or []))
-        if action == "integrated":
-            if not paths:
-                return failure("arguments", "integrated needs `records`: the paths of the records holding it")
-            absent = [p for p in paths if not (self.root / p).is_file() or ".." in p.split("/")]
-            if absent:
-                return failure("not-found", f"no record at {', '.join(absent)}; write the record first, then "
-                                            "dispose of the item with its path")
-        elif paths:
+        if action == "dropped" and records:
             return failure("arguments", "a dropped item names no records; leave `records` out")
+        if action == "integrated" and not records:
+            return failure("arguments", "integrated needs `records`: the paths of the records holding it")
+        paths = self._records(records or [])
+        if isinstance(paths, ToolResult):
+            return paths
         for item_id in items:
             self.done[item_id] = Disposition(action, tuple(paths), reason.strip())
         left = len(self.missing_shown())
         return success(f"{len(items)} item(s) {action}; {left} item(s) still without a disposition")
+
+    def _records(self, named: list[str]) -> list[str] | ToolResult:
+        """The record paths `records` names (slug or path, memcli.tools.paths), each an existing
+        record file of the scratch workspace; else the error for the first that is not."""
+        paths: list[str] = []
+        for raw in named:
+            try:
+                rel = record_path(self.root, raw, write=False)
+            except NoSuchRecord as exc:
+                return failure("not-found",
+                               f"records: {exc}; write the record first, then dispose of the item")
+            except PathRefused as exc:
+                return failure("path", f"records: {exc}", path=raw[:120])
+            if not (self.root / rel).is_file():
+                return failure("not-found", f"no record at {rel}; write the record first, then dispose of "
+                                            "the item with its path", path=rel)
+            paths.append(rel)
+        return list(dict.fromkeys(paths))
 
     def unfinished_result(self) -> ToolResult:
         missing = self.missing_shown()

@@ -1,6 +1,12 @@
 """The change summary of a run: counts per outcome, and the commit message that lists every file
 touched with its operation, category, reasons and size before → after (information loss is
-visible in `git log`)."""
+visible in `git log`).
+
+Reasons the model wrote and staging items' titles are untrusted text (a transcript or a fetched page
+may have put them there): they pass the trust filter record content passes
+(memcli.tools.policy.withhold) before they are shown, on one line each, so an injected command
+never reaches git through the message either.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 from memcli.consolidate.gitops import RUN_TRAILER
 from memcli.consolidate.scratch import FileChange
 from memcli.records.parse import parse_record
+from memcli.tools.policy import withhold
 from memcli.workspace import Kind, locate
 
 
@@ -56,14 +63,17 @@ def _outcome(change: FileChange) -> str:
     return "updated"
 
 
-def file_reports(changes: Iterable[FileChange], journal: Iterable[Any]) -> list[FileReport]:
-    """One report per changed file; reasons and categories come from the tools' journal."""
+def file_reports(changes: Iterable[FileChange], journal: Iterable[Any],
+                 flagged: Sequence[str] = ()) -> list[FileReport]:
+    """One report per changed file; reasons (filtered, `flagged`: the run's untrusted sentences)
+    and categories come from the tools' journal."""
     entries = list(journal)
     out = []
     for change in changes:
         mine = [e for e in entries if e.path == change.path]
         categories = tuple(dict.fromkeys(e.category for e in mine if e.category))
-        reasons = tuple(dict.fromkeys(f"{e.op} ({e.phase}): {e.reason}" for e in mine if e.reason))
+        reasons = tuple(dict.fromkeys(f"{e.op} ({e.phase}): {withhold(e.reason, flagged)}"
+                                      for e in mine if e.reason))
         out.append(
             FileReport(change.path, _outcome(change), categories, reasons or ("(no reason recorded)",),
                        _chars(change.old), _chars(change.new))
@@ -82,8 +92,13 @@ def _size(n: int | None) -> str:
     return "-" if n is None else str(n)
 
 
+REFUSED_TRAILER = "Memcli-Refused-Calls"
+SHOWN_REFUSALS = 20
+
+
 def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str], stats: str,
-                   dropped: Sequence[tuple[Any, Any]] = ()) -> str:
+                   dropped: Sequence[tuple[Any, Any]] = (), flagged: Sequence[str] = (),
+                   refusals: Sequence[dict[str, Any]] = ()) -> str:
     c = counts(reports)
     head = (
         f"memcli consolidate: {c['added']} added, {c['updated']} updated, "
@@ -98,6 +113,13 @@ def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str
         lines.extend(f"    {reason}" for reason in r.reasons)
     if dropped:  # what was not kept, and why: a reviewer sees it without opening the staging files
         lines += ["", f"Dropped staging items ({len(dropped)}):"]
-        lines.extend(f"- {item.kind} {item.title!r} ({item.staging_id}): {d.reason}" for item, d in dropped)
-    lines += ["", f"{RUN_TRAILER}: {run_id}", ""]
+        lines.extend(f"- {item.kind} {withhold(item.title, flagged)!r} ({item.staging_id}): "
+                     f"{withhold(d.reason, flagged)}" for item, d in dropped)
+    if refusals:  # what the tools stopped (a poisoning attempt, a path outside the records): the
+        # tool, the target and the rule; the run record (`memcli status --json`) has each one's reason
+        lines += ["", f"Refused tool calls ({len(refusals)}):"]
+        lines.extend(f"- {r['tool']} {r.get('path') or '-'}: {r['code']}" for r in refusals[:SHOWN_REFUSALS])
+        if len(refusals) > SHOWN_REFUSALS:
+            lines.append(f"- and {len(refusals) - SHOWN_REFUSALS} more")
+    lines += ["", f"{REFUSED_TRAILER}: {len(refusals)}", f"{RUN_TRAILER}: {run_id}", ""]
     return "\n".join(lines)

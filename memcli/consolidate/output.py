@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from memcli.consolidate import inputs
 from memcli.consolidate.message import FileReport, counts
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
-from memcli.workspace import Workspace
+from memcli.tools.policy import withhold
+from memcli.workspace import STAGING_DIR, Workspace
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,9 @@ class Options:
     model: str | None = None
     json: bool = False
     keep_published: bool = False  # leave used shared-staging items on their refs for `staging clear`
+
+
+KEEP_REFUSALS = 100  # refused calls kept in the run record (all of them are counted)
 
 
 @dataclass
@@ -46,9 +51,12 @@ class RunResult:
     repair_turns: int = 0
     dispositions: list[dict[str, Any]] = field(default_factory=list)  # per staging item
     batches: int = 1  # the staging items came in this many batches to fit the context window
-    trimmed: int = 0  # old tool results (and call arguments) trimmed to fit it
+    trimmed: int = 0  # old turns (tool results, the model's text, nudges) trimmed to fit it
+    refusals: list[dict[str, Any]] = field(default_factory=list)  # refused tool calls (memcli.tools.Refusal)
 
-    def absorb(self, convo: Any) -> None:
+    def absorb(self, convo: Any, flagged: Sequence[str] = ()) -> None:
+        """What the conversation came to; titles and reasons pass the trust filter (`flagged`: the
+        run's untrusted sentences), as everywhere a reviewer or an agent reads them."""
         usage = convo.usage
         if usage is not None:
             self.prompt_tokens, self.completion_tokens = usage.prompt_tokens, usage.completion_tokens
@@ -56,8 +64,11 @@ class RunResult:
         self.model_calls, self.tool_calls = convo.iterations, convo.tool_calls
         self.repair_turns = convo.repairs
         self.batches, self.trimmed = len(convo.plan.batches), convo.trimmed
+        self.refusals = [r.to_dict() for r in convo.tools.refusals]
         if convo.ledger is not None:
-            self.dispositions = convo.ledger.to_json()
+            self.dispositions = [
+                {**d, "title": withhold(d["title"], flagged), "reason": withhold(d["reason"], flagged)}
+                for d in convo.ledger.to_json()]
 
     @property
     def tokens(self) -> int:
@@ -83,6 +94,8 @@ class RunResult:
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,
             "model_calls": self.model_calls,
+            "refused": len(self.refusals),
+            "refusals": self.refusals[:KEEP_REFUSALS],
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -98,6 +111,11 @@ class RunResult:
         if self.diff:
             data["diff"] = self.diff
         return data
+
+
+def refusal_line(refusal: dict[str, Any]) -> str:
+    """`memory_write memory/decisions/x.md: untrusted-instruction`: a refused call in one line."""
+    return f"{refusal['tool']} {refusal.get('path') or '-'}: {refusal['code']}"
 
 
 def _cost(cost: float | None) -> str:
@@ -118,12 +136,20 @@ def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], 
     for name, why in invalid:
         print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
     cfg = ws.config.consolidate
+    # A plain run integrates whatever is staged: only --if-needed waits for the trigger.
+    below = opts.if_needed and count > len(invalid)
     if opts.json:
-        print(json.dumps({"result": "nothing-to-do", "staging_files": count, "staging_bytes": size,
+        print(json.dumps({"result": "nothing-to-do", "why": "below-trigger" if below else "no-staging-items",
+                          "staging_files": count, "staging_bytes": size,
                           "trigger_files": cfg.trigger_files, "trigger_bytes": cfg.trigger_bytes}))
-        return
-    print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
-          f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+    elif opts.if_needed:
+        print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
+              f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+    elif invalid:
+        print(f"consolidate: nothing to do: no valid staging items ({len(invalid)} staging files could not "
+              "be read; they are left in place)")
+    else:
+        print(f"consolidate: nothing to do: no staging items ({STAGING_DIR} is empty)")
 
 
 _SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."
@@ -155,6 +181,10 @@ def _human(r: RunResult) -> None:
     for d in r.dispositions:
         if d["action"] == "dropped":
             print(f"  dropped staging item: {d['kind']} {d['title']!r}: {d['reason']}")
+    for refusal in r.refusals[:10]:
+        print(f"  refused tool call: {refusal_line(refusal)}")
+    if len(r.refusals) > 10:
+        print(f"  … and {len(r.refusals) - 10} more refused tool calls (`memcli status --json` lists them)")
     for path in r.kept:
         print(f"consolidate: {path} was edited while the run applied; the edit is kept, uncommitted",
               file=sys.stderr)

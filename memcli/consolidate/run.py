@@ -109,15 +109,18 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
     history.record(ws, "consolidate", result.to_history(running=True))
     work = _scratch_workspace(ws, run_id)
     convo = None
+    flagged: tuple[str, ...] = ()  # the run's untrusted sentences: what reports shown to people withhold
     try:
         before = scratch.fingerprint(ws)
         material = _material(ws)
+        trust = Trust.of_staging(e.data for e in staging.entries)
+        flagged = trust.flagged
         tools = ToolSession(
             work,
             allowed_sources=staging.sources,
             knowledge_sources=material.candidate_sources,
             usage_rates=material.rates,
-            trust=Trust.of_staging(e.data for e in staging.entries),
+            trust=trust,
             docs_root=ws.root,  # project_docs reads AGENTS.md / docs/ of the real project
         )
         cfg = ws.config.consolidate
@@ -134,12 +137,12 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
         )
         convo.run()
-        result.absorb(convo)
+        result.absorb(convo, flagged)
         if ledger.missing():  # the conversation cannot end so; checked again before staging goes
             raise agent.RunFailed(
                 f"{len(ledger.missing())} staging items have no disposition; staging is kept")
         changes = scratch.changes(ws, work)
-        result.reports = message.file_reports(changes, tools.journal)
+        result.reports = message.file_reports(changes, tools.journal, flagged)
         if opts.dry_run:
             result.result = "dry-run"
             result.diff = "".join(scratch.unified_diff(c) for c in changes)
@@ -151,7 +154,8 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             result.result = "no-changes"
             return result
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
-                                      stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped())
+                                      stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped(),
+                                      flagged=flagged, refusals=result.refusals)
         applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
         result.sha, result.kept, result.note = applied.sha, applied.kept, applied.pending
         result.result = "committed" if applied.sha else "applied"
@@ -160,7 +164,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         if isinstance(exc, journal.ApplyFailed):
             result.kept = exc.kept
         if convo is not None:
-            result.absorb(convo)
+            result.absorb(convo, flagged)
         result.result, result.error = "failed", str(exc)
         return result
     except BaseException as exc:  # a bug or an interrupt: still leave an honest history entry

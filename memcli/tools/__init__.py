@@ -18,6 +18,8 @@ API (for the consolidation worker and agent integrations)::
     tools.phase = "gc"
     for entry in tools.journal:                   # ordered; for the commit message
         entry.line()  # "edit memory/decisions/x.md [superseded] 1200→800 chars: why"
+    tools.refusals                                # every call refused (error refused | path), in order:
+                                                  #   Refusal(tool, code, path, line, phase)
 
 Sources may be `memcli.records.Source`, frontmatter-like dicts, or (session_id, start, end) tuples.
 `dispatch` never raises on model input: unknown tool, malformed JSON or arguments come back as an
@@ -34,15 +36,16 @@ include_replaced=False, limit=10)`, `search_knowledge(query, kind=None, limit=10
 The tools never run git and never call a model; writes are atomic (memcli.atomicio).
 
 Modules: `session` (ToolSession, the write path), `schemas` (tool schemas, argument checks),
-`paths` (confinement), `policy` (reason/category, decision delete, knowledge candidates, usage
-protection), `edit` (exact replacement), `read` (read + size against cap), `search` (the two
-search tools), `docs` (project_docs, read-only), `journal` (JournalEntry), `result` (ToolResult,
-Violation). Workspace text in a result reaches the model fenced as data (`memcli.fence`).
+`paths` (confinement; a record argument by path or slug), `policy` (reason/category, decision
+delete, knowledge candidates, usage protection, trust; `withhold`, the trust filter for text shown
+outside records), `edit` (exact replacement), `read` (read + size against cap), `search` (the two
+search tools), `docs` (project_docs, read-only), `journal` (JournalEntry, Refusal), `result`
+(ToolResult, Violation). Workspace text in a result reaches the model fenced as data (`memcli.fence`).
 """
 
 from __future__ import annotations
 
-from memcli.tools.journal import JournalEntry
+from memcli.tools.journal import JournalEntry, Refusal
 from memcli.tools.result import ToolResult, Violation
 from memcli.tools.schemas import CATEGORIES, PHASES, TOOL_NAMES, tool_schemas
 from memcli.tools.session import ToolSession
@@ -52,6 +55,7 @@ __all__ = [
     "PHASES",
     "TOOL_NAMES",
     "JournalEntry",
+    "Refusal",
     "ToolResult",
     "ToolSession",
     "Violation",

@@ -1,4 +1,5 @@
-"""The ordered record of what a tool session changed, for the consolidation commit message."""
+"""The ordered record of what a tool session changed, for the consolidation commit message, and of
+the calls it refused (a poisoning attempt stopped, a path outside the records), for the run record."""
 
 from __future__ import annotations
 
@@ -24,6 +25,21 @@ class JournalEntry:
         after = "-" if self.size_after is None else str(self.size_after)
         tag = f" [{self.category}]" if self.category else ""
         return f"{self.op} {self.path}{tag} {before}→{after} chars: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refused tool call: a rule the tools enforce (`refused`: lint, trust, policy) or a target
+    that is not a record of the workspace (`path`)."""
+
+    tool: str
+    code: str  # the violations' codes ("untrusted-instruction", "slug-exists, invalid-field"), or "path"
+    path: str | None  # the record it aimed at, as given when it was refused for the path itself
+    line: str  # one line: what was wrong (already through the trust filter)
+    phase: str = "integration"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

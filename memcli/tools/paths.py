@@ -5,6 +5,9 @@ Refused: absolute paths, `..` anywhere, NUL bytes, backslashes, very long paths,
 symlinks) leaves `memory/` or `knowledge/`. Writes additionally refuse a path that goes through a
 symlink at all: `os.replace` would swap the link itself, or a linked folder would put the file
 somewhere the Linter never looked.
+
+Every tool argument that names a record goes through `record_path`: a record location of this
+workspace (ACCEPTED), given by its path or, for a record that exists, by its slug.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memcli.workspace import STAGING_DIR
+from memcli.slug import is_valid_slug
+from memcli.workspace import KIND_DIRS, STAGING_DIR, SUMMARY_PATH, locate
+
+ACCEPTED = ("records are named by slug (use-sqlite-wal) or by path: memory/summary.md, "
+            "memory/decisions/<slug>.md, memory/requests/<slug>.md, memory/workflow/<slug>.md or "
+            "knowledge/<slug>.md")
+FOLDERS = ("memory", "knowledge", *KIND_DIRS.values())  # what memory_read lists
 
 MAX_PATH_CHARS = 512
 TOPS = ("memory", "knowledge")
@@ -21,6 +30,10 @@ TOPS = ("memory", "knowledge")
 
 class PathRefused(Exception):
     """A path a tool must not touch; the message says why and what to use instead."""
+
+
+class NoSuchRecord(PathRefused):
+    """A slug that names no record of the workspace (a `not-found` error, not a refusal)."""
 
 
 def _normalize(raw: Any) -> str:
@@ -80,4 +93,44 @@ def confine(root: Path, raw: Any, *, write: bool) -> str:
         if write:
             raise PathRefused(f"{rel} goes through a symlink (to {resolved}); tools write only real files")
         return resolved  # reading through an in-workspace link: report and check the real file
+    return rel
+
+
+def _slug_form(raw: Any) -> str | None:
+    """The slug when `raw` is a bare slug (`use-sqlite-wal`, `use-sqlite-wal.md`, `summary`)."""
+    if not isinstance(raw, str) or "/" in raw:
+        return None
+    slug = raw.strip().removesuffix(".md")
+    return slug if is_valid_slug(slug) else None
+
+
+def _by_slug(root: Path, slug: str) -> str:
+    found = [f"{folder}/{slug}.md" for folder in KIND_DIRS.values()
+             if (root / folder / f"{slug}.md").is_file()]
+    if slug == "summary" and (root / SUMMARY_PATH).is_file():
+        found.insert(0, SUMMARY_PATH)
+    if len(found) > 1:
+        raise PathRefused(f"the slug {slug!r} names {len(found)} records ({', '.join(found)}); give the path")
+    if not found:
+        raise NoSuchRecord(f"no record has the slug {slug!r}; a new record needs its path "
+                           "(memory/decisions/<slug>.md, memory/requests/<slug>.md or knowledge/<slug>.md)")
+    return found[0]
+
+
+def record_path(root: Path, raw: Any, *, write: bool) -> str:
+    """The workspace-relative path of the record `raw` names (see `confine`), or PathRefused that
+    says what is accepted; whether the file exists is the caller's question."""
+    slug = _slug_form(raw)
+    try:
+        rel = confine(root, _by_slug(root, slug) if slug is not None else raw, write=write)
+    except NoSuchRecord:
+        raise
+    except PathRefused as exc:
+        raise PathRefused(f"{exc}; {ACCEPTED}") from None
+    loc = locate(rel)
+    if loc.kind is None:
+        why = loc.problem or "hidden files are not records"
+        raise PathRefused(f"{rel} is not a record location ({why}); {ACCEPTED}")
+    if (root / rel).is_dir():
+        raise PathRefused(f"{rel} is a folder, not a record; {ACCEPTED}")
     return rel

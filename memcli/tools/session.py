@@ -17,8 +17,8 @@ from memcli.records.parse import parse_record
 from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
-from memcli.tools.journal import JournalEntry, JournalOp
-from memcli.tools.paths import PathRefused, confine
+from memcli.tools.journal import JournalEntry, JournalOp, Refusal
+from memcli.tools.paths import FOLDERS, NoSuchRecord, PathRefused, confine, record_path
 from memcli.tools.policy import (
     Protection,
     check_delete_kind,
@@ -27,8 +27,9 @@ from memcli.tools.policy import (
     check_trust,
     present_sources,
     source_keys,
+    withhold,
 )
-from memcli.tools.read import read_record
+from memcli.tools.read import list_folder, read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
 from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
 from memcli.workspace import Kind, Workspace, locate
@@ -58,6 +59,7 @@ class ToolSession:
             dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate
         )
         self._journal: list[JournalEntry] = []
+        self._refusals: list[Refusal] = []
         self._handlers: dict[str, Callable[..., ToolResult]] = {
             "memory_read": self.read,
             "memory_write": self.write,
@@ -90,6 +92,12 @@ class ToolSession:
     @property
     def journal(self) -> tuple[JournalEntry, ...]:
         return tuple(self._journal)
+
+    @property
+    def refusals(self) -> tuple[Refusal, ...]:
+        """Every call refused so far (rules or a path that is no record), in order: a reviewer learns
+        from the run record that something was stopped, whatever the model says about it."""
+        return tuple(self._refusals)
 
     def schemas(self) -> list[dict[str, Any]]:
         return tool_schemas(self.phase) + [copy.deepcopy(s) for s in self._added.values()]
@@ -126,15 +134,32 @@ class ToolSession:
         problems = check_arguments(name, arguments, added["function"]["parameters"] if added else None)
         if problems:
             return failure("arguments", f"{name}: " + "; ".join(problems))
-        return handler(**arguments)
+        result = handler(**arguments)
+        if result.error in ("refused", "path"):
+            self._refusals.append(self._refusal(name, arguments, result))
+        return result
+
+    def _refusal(self, name: str, arguments: dict[str, Any], result: ToolResult) -> Refusal:
+        flagged = self._trust.flagged if self._trust is not None else ()
+        errors = [v for v in result.violations if v.is_error]
+        code = ", ".join(dict.fromkeys(v.code for v in errors)) or str(result.error)
+        path = result.data.get("path") or next((v.path for v in errors if v.path), arguments.get("path"))
+        line = withhold(errors[0].message if errors else result.message, flagged)
+        shown = withhold(path, flagged)[:120] if isinstance(path, str) else None
+        return Refusal(name, code, shown, line if len(line) <= 240 else line[:239] + "…", self.phase)
 
     # -- tools ------------------------------------------------------------------------------
 
     def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> ToolResult:
         try:
-            rel = confine(self.workspace.root, path, write=False)
-        except PathRefused as exc:
-            return failure("path", str(exc))
+            folder = confine(self.workspace.root, path, write=False)
+        except PathRefused:
+            folder = None  # a slug, or a path the record check refuses with what is accepted
+        if folder in FOLDERS and (self.workspace.root / folder).is_dir():
+            return list_folder(self.workspace.root, folder)
+        rel = self.record(path, write=False)
+        if isinstance(rel, ToolResult):
+            return rel
         return read_record(self.workspace.root, rel, self.workspace.config.lint, start_line, end_line)
 
     def write(
@@ -200,22 +225,18 @@ class ToolSession:
 
     # -- the shared write path --------------------------------------------------------------
 
-    def _target(self, path: Any) -> str | ToolResult:
+    def record(self, raw: Any, *, write: bool) -> str | ToolResult:
+        """The path of the record a tool argument names (memcli.tools.paths.record_path), or the
+        error result that says what is accepted; shared with the tools the caller adds (dispose)."""
         try:
-            rel = confine(self.workspace.root, path, write=True)
+            return record_path(self.workspace.root, raw, write=write)
+        except NoSuchRecord as exc:
+            return failure("not-found", str(exc))
         except PathRefused as exc:
-            return failure("path", str(exc))
-        loc = locate(rel)
-        if loc.kind is None:
-            why = loc.problem or "hidden files are not records"
-            return failure(
-                "path",
-                f"{rel} is not a record location ({why}); records are memory/summary.md, "
-                "memory/decisions/<slug>.md, memory/requests/<slug>.md or knowledge/<slug>.md",
-            )
-        if (self.workspace.root / rel).is_dir():
-            return failure("path", f"{rel} is a folder; give a record file path")
-        return rel
+            return failure("path", str(exc), path=(raw if isinstance(raw, str) else repr(raw))[:120])
+
+    def _target(self, path: Any) -> str | ToolResult:
+        return self.record(path, write=True)
 
     def _current_text(self, rel: str) -> str | ToolResult:
         full = self.workspace.root / rel

@@ -28,15 +28,43 @@ def ledger(tmp_path: Path) -> Ledger:
         ((["i1"], "dropped", "  "), "arguments", "say why"),
         ((["i1"], "integrated", "r"), "arguments", "integrated needs `records`"),
         ((["i1"], "integrated", "r", ["memory/decisions/y.md"]), "not-found", "no record at memory/dec"),
-        ((["i1"], "integrated", "r", ["memory/../memory/decisions/x.md"]), "not-found", "no record at"),
+        ((["i1"], "integrated", "r", ["memory/../memory/decisions/x.md"]), "path", "contains '..'"),
+        ((["i1"], "integrated", "r", ["/etc/hostname"]), "path", "is absolute"),
+        ((["i1"], "integrated", "r", ["memcli.toml"]), "path", "outside memory/ and knowledge/"),
+        ((["i1"], "integrated", "r", ["memory/decisions/notes.txt"]), "path", "not a record location"),
+        ((["i1"], "integrated", "r", ["memory/decisions"]), "path", "not a record location"),
+        ((["i1"], "integrated", "r", ["nowhere"]), "not-found", "no record has the slug 'nowhere'"),
         ((["i1"], "dropped", "r", ["memory/decisions/x.md"]), "arguments", "names no records"),
     ],
-    ids=["unknown", "empty", "no-reason", "no-records", "absent-record", "dotdot", "dropped-with-records"],
+    ids=["unknown", "empty", "no-reason", "no-records", "absent-record", "dotdot", "absolute", "config",
+         "not-a-record", "folder", "unknown-slug", "dropped-with-records"],
 )
 def test_refused_dispositions_record_nothing(ledger: Ledger, args: tuple, error: str, words: str) -> None:
+    (ledger.root / "memcli.toml").write_text("")
+    (ledger.root / "memory/decisions/notes.txt").write_text("x")
     out = ledger.dispose(*args)
     assert not out.ok and out.error == error and words in out.message
+    assert len(out.message.splitlines()) == 1
+    if error == "path":  # what is accepted, in the same line
+        assert "records are named by slug" in out.message and "memory/decisions/<slug>.md" in out.message
     assert [i.id for i in ledger.missing()] == ["i1", "i2"]
+
+
+def test_a_symlink_out_of_the_workspace_is_no_record(ledger: Ledger, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("x")
+    (ledger.root / "memory/decisions/escape.md").symlink_to(outside)
+    out = ledger.dispose(["i1"], "integrated", "r", ["memory/decisions/escape.md"])
+    assert out.error == "path" and "symlink" in out.message
+    out = ledger.dispose(["i1"], "integrated", "r", ["escape"])
+    assert out.error == "path" and "symlink" in out.message
+    assert [i.id for i in ledger.missing()] == ["i1", "i2"]
+
+
+def test_records_by_slug_are_kept_as_paths(ledger: Ledger) -> None:
+    named = ["x", "memory/decisions/x.md", "./memory/decisions/x.md"]
+    assert ledger.dispose(["i1"], "integrated", "r", named).ok
+    assert [(i.id, d.records) for i, d in ledger.integrated()] == [("i1", ("memory/decisions/x.md",))]
 
 
 def test_dispositions_are_kept_and_the_last_one_wins(ledger: Ledger) -> None:

@@ -221,7 +221,8 @@ def test_conversation_outgrowing_the_window_fails_mid_run_and_keeps_staging(repo
     # one turn reads far more than the reserve: the latest turn's results are never trimmed
     reads = [tool_call("memory_read", {"path": "memory/summary.md"}, f"r{i}") for i in range(40)]
     fake_llm.push(Reply(tool_calls=reads))
-    _fails(repo_ws, capsys, "at or over the context window", f"({window} tokens)")
+    _fails(repo_ws, capsys, "tool traffic (the latest turn's 40 tool results take about",
+           f"filled the context window ({window} tokens) even after trimming")
     _unchanged(repo_ws, before)
     assert fake_llm.calls == 3  # the first run's two, then one: the grown prompt was never sent
     sent = fake_llm.requests[2]["messages"][1]["content"]

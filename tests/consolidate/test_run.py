@@ -214,6 +214,16 @@ def test_nothing_staged_calls_no_model_and_changes_nothing(repo_ws, fake_llm, ca
     out = capsys.readouterr().out
     assert fake_llm.calls == 0 and (head(repo_ws), snapshot(repo_ws)) == before
     if json_out:
-        assert json.loads(out)["result"] == "nothing-to-do"
-    else:
-        assert "nothing to do (0 staging files" in out
+        assert json.loads(out)["result"] == "nothing-to-do" and json.loads(out)["why"] == "no-staging-items"
+    else:  # what a plain run does: it does not wait for the trigger, so none is named
+        assert out == "consolidate: nothing to do: no staging items (memory/_staging is empty)\n"
+
+
+def test_nothing_valid_staged_says_so_without_the_trigger(repo_ws, fake_llm, capsys):
+    (repo_ws / "memory/_staging/s1.json").unlink()
+    (repo_ws / "memory/_staging/broken.json").write_text("{")
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ("consolidate: nothing to do: no valid staging items (1 staging files could not "
+                            "be read; they are left in place)\n")
+    assert "skipped staging file broken.json" in captured.err and fake_llm.calls == 0

@@ -68,3 +68,43 @@ def test_budget_arithmetic():
     assert (small.answer, small.traffic, small.input) == (1024, 1024, 8192 - 3000 - 2048)
     assert (large.answer, large.traffic, large.input) == (16000, 8192, 128000 - 3000 - 16000 - 8192)
     assert small.conversation == 8192 - 1024
+
+
+def _narrating(turns: int, text: str) -> tuple[list[dict], list[dict]]:
+    """Instructions, then `turns` text-only replies each answered by a nudge, then a GC message."""
+    messages = [{"role": "system", "content": "rules " * 200}, {"role": "user", "content": "batch " * 300}]
+    nudges = []
+    for _ in range(turns):
+        nudges.append({"role": "user", "content": "You replied with text only; text changes nothing. " * 2})
+        messages += [{"role": "assistant", "content": text}, nudges[-1]]
+    messages.append({"role": "user", "content": "Phase 2: tidy " * 50})  # an instruction, not a nudge
+    return messages + _turn("z", "memory_read", {"path": "memory/summary.md"}, "s" * 900), nudges
+
+
+def test_narration_and_nudges_give_way_oldest_first_instructions_stay():
+    messages, nudges = _narrating(3, "I will now read the decisions. " * 80)
+    kept = [dict(m) for m in messages]
+    fit(messages, [], estimate_prompt(messages, {}) - 700, nudges)
+    assert messages[2]["content"] == "[trimmed to fit the context window: 2480 characters of your text]"
+    assert messages[3:] == kept[3:]  # the oldest reply was enough: the rest stays as it was
+    fit(messages, [], 10, nudges)  # cannot fit: everything older than the latest turn gives way
+    assert all(m["content"].startswith("[trimmed") for m in messages[2:-3])
+    assert [m["content"] for m in messages[:2]] == [kept[0]["content"], kept[1]["content"]]
+    assert messages[-3] == kept[-3]  # the GC phase's instructions are not a nudge
+    assert messages[-2:] == kept[-2:]  # the latest turn and its result
+
+
+def test_many_empty_replies_fold_into_one_pair():
+    messages, nudges = _narrating(40, "")
+    before = estimate_prompt(messages, {})
+    fit(messages, [], 10, nudges)
+    roles = [m["role"] for m in messages]
+    assert roles == ["system", "user", "assistant", "user", "user", "assistant", "tool"]
+    assert messages[2]["content"].startswith("[trimmed to fit the context window: earlier replies")
+    assert estimate_prompt(messages, {}) < before - 40 * 20
+    # folding again changes nothing: the stubs do not pile up call after call
+    again = [dict(m) for m in messages]
+    messages.insert(4, {"role": "assistant", "content": ""})
+    messages.insert(5, {"role": "user", "content": "You replied with text only. " * 3})
+    fit(messages, [], 10, [messages[5]])
+    assert messages == again

@@ -134,3 +134,26 @@ def test_a_printed_call_of_any_offered_tool_is_named_back() -> None:
     assert "written as text" not in nudge("Reading the project docs next.", "integration", [], offered)
     # a call printed in a tool-call format is caught even when its name is not a tool
     assert "written as text" in nudge('{"name": "read_file", "arguments": {}}', "gc", [], offered)
+
+
+def test_items_integrated_only_into_records_of_this_workspace(repo_ws, fake_llm):
+    """`dispose` into a file that is not a record is a tool error the model can act on; the item is
+    consumed only once it names a real record (here by slug)."""
+    bad = ["/etc/hostname", "memcli.toml", "../memcli.toml", "memory/_staging/s1.json", "knowledge/"]
+    fake_llm.push(
+        Reply(tool_calls=[dispose_call(["i1"], "integrated", [path], "the worker-process decision")
+                          for path in bad] + [finish_call()]),
+        Reply(tool_calls=[dispose_call(["i1"], "integrated", ["background-jobs-in-thread"], "already held"),
+                          dispose_call(["i2"], reason="a one-off wish"), finish_call()]),
+        Reply(tool_calls=[finish_call()]),
+    )
+    assert run(Workspace.open(repo_ws), Options()) == 0
+    second = fake_llm.requests[1]["messages"]
+    results = [json.loads(m["content"]) for m in second if m["role"] == "tool"]
+    assert [r["error"] for r in results[:5]] == ["path"] * 5
+    for result in results[:5]:
+        assert "\n" not in result["message"] and "records are named by slug" in result["message"]
+    assert results[5]["error"] == "unfinished"
+    runs = json.loads((Workspace.open(repo_ws).state_dir / "runs.json").read_text())["consolidate"]
+    assert runs[-1]["result"] == "no-changes"
+    assert not (repo_ws / "memory/_staging/s1.json").exists()

@@ -9,7 +9,15 @@ import pytest
 from support.fake_llm import FAKE_MODEL, FakeLLM, Reply
 
 from memcli.config import ConfigError
-from memcli.llm import DEFAULT_CONTEXT, ContextExceeded, Gateway, LLMError, RequestRefused
+from memcli.llm import (
+    DEFAULT_CONTEXT,
+    ContextExceeded,
+    Gateway,
+    LLMError,
+    RequestRefused,
+    answer_floor,
+    estimate_prompt,
+)
 from memcli.staging import ExtractedItems
 from memcli.workspace import Workspace
 
@@ -89,3 +97,22 @@ def test_tool_schemas_count_toward_the_window(fake_llm: FakeLLM) -> None:
     with pytest.raises(ContextExceeded):
         g.chat([{"role": "user", "content": "hi"}], tools)
     assert fake_llm.calls == 1
+
+
+def test_max_tokens_shrinks_to_what_the_prompt_leaves_down_to_a_floor(fake_llm: FakeLLM) -> None:
+    """One rule: prompt + max_tokens <= window. A prompt that leaves less than asked shrinks the
+    answer's room; one that leaves less than the floor (a quarter of it, at least 256) is not sent."""
+    g = Gateway(FAKE_MODEL, context_tokens=4096, retries=0)
+    fake_llm.responder = lambda body: Reply(content="ok")
+    short = [{"role": "user", "content": "hi"}]
+    g.chat(short, max_tokens=1024)
+    long = [{"role": "user", "content": "word " * 2000}]  # ~3 300 tokens by the gateway's estimate
+    prompt = estimate_prompt(long, {})
+    g.chat(long, max_tokens=1024)
+    assert [r["max_tokens"] for r in fake_llm.requests] == [1024, 4096 - prompt]
+    assert all(estimate_prompt(r["messages"], {}) + r["max_tokens"] <= 4096 for r in fake_llm.requests)
+    longer = [{"role": "user", "content": "word " * 2400}]
+    with pytest.raises(ContextExceeded, match=r"leaves \d+ of the context window .* less than the 256"):
+        g.chat(longer, max_tokens=1024)
+    assert fake_llm.calls == 2
+    assert (answer_floor(1024), answer_floor(4096), answer_floor(100)) == (256, 1024, 100)

@@ -147,3 +147,28 @@ def test_dot_segments_and_double_slashes_are_normalized(session: ToolSession) ->
 def test_non_string_paths_are_refused_not_raised(session: ToolSession, bad: object) -> None:
     assert session.read(bad).error == "path"  # type: ignore[arg-type]
     assert session.delete(bad, "r").error == "path"  # type: ignore[arg-type]
+
+
+def test_every_record_argument_takes_a_slug_or_a_record_path_and_nothing_else(session: ToolSession) -> None:
+    root = session.workspace.root
+    (root / "knowledge/notes.txt").write_text("not a record", encoding="utf-8")
+    (root / "memory/decisions/README").write_text("not a record", encoding="utf-8")
+    read = session.read("use-sqlite-wal")
+    assert read.ok and read.data["path"] == "memory/decisions/use-sqlite-wal.md"
+    assert session.read("summary").data["path"] == "memory/summary.md"
+    assert session.read("memory/decisions").ok and session.read("knowledge/").ok  # folders list
+    for path in ("knowledge/notes.txt", "memory/decisions/README", "memory/workflow/x/y.md"):
+        for name, args in _calls(path):
+            out = session.call(name, args)
+            assert out.error == "path" and "records are named by slug" in out.message, (name, out)
+    before = tree(root)
+    out = session.write("brand-new", record(), "create", "r")
+    assert out.error == "not-found" and "a new record needs its path" in out.message
+    (root / "knowledge/use-sqlite-wal.md").write_text(record("knowledge"), encoding="utf-8")
+    out = session.read("use-sqlite-wal")
+    assert out.error == "path" and "names 2 records" in out.message and "give the path" in out.message
+    (root / "knowledge/use-sqlite-wal.md").unlink()
+    assert tree(root) == before
+    edited = session.edit("use-sqlite-wal", "WAL", "write-ahead log", "spell it out", replace_all=True)
+    assert edited.ok and "memory/decisions/use-sqlite-wal.md" in edited.message
+    assert session.journal[-1].path == "memory/decisions/use-sqlite-wal.md"

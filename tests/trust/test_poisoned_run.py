@@ -17,8 +17,10 @@ from support.pipeline import pipeline_config
 from memcli.consolidate.run import Options, run
 from memcli.extract.run import run as extract
 from memcli.staging import StagingFile
+from memcli.status import run as status
+from memcli.why import run as why
 from memcli.workspace import Workspace
-from trust.poison import EXTRACTED, INJECTED, rows
+from trust.poison import EXTRACTED, EXTRACTED_TITLE, INJECTED, PAYLOAD, TESTS_PAGE, rows
 
 CONFIG = pipeline_config(max_iterations=12)
 NOW = "2026-05-20T10:00:00+00:00"
@@ -122,3 +124,102 @@ def test_a_new_decision_resting_on_tool_output_alone_is_refused(ws_root: Path, f
     (violation,) = refusal["violations"]
     assert violation["code"] == "untrusted-source" and "injected, tool" in violation["message"]
     assert not (ws_root / "memory/decisions/pin-numpy.md").exists()
+
+
+def _poisoned_run(ws_root: Path, tmp_path: Path, fake_llm) -> Workspace:
+    """Extract TESTS_PAGE's session with a gullible model, then consolidate with a model that
+    quotes the payload in every reason it writes, tries to store it, and disposes of an item into
+    a file that is not a record first."""
+    transcript = write_jsonl(tmp_path / "t" / "poisoned-2.jsonl", rows("poisoned-2", TESTS_PAGE))
+    fake_llm.push_json(EXTRACTED_TITLE)
+    ws = Workspace.open(ws_root)
+    assert extract(ws, paths=[transcript]) == 0
+    (staged,) = [json.loads(p.read_text()) for p in (ws_root / "memory" / "_staging").glob("*.json")]
+    assert any(PAYLOAD in u["text"] for u in staged["provenance"]["untrusted"])  # flagged by extract
+
+    seen: dict = {}
+
+    def worker(body: dict) -> Reply:
+        last = body["messages"][-1]
+        if "ids" not in seen:
+            seen["ids"], (seen["src"],) = item_ids(last["content"]), sources_shown(last["content"])
+            return Reply(tool_calls=[
+                tool_call("memory_write", {"path": "memory/decisions/run-setup.md", "mode": "create",
+                                           "content": _decision(PAYLOAD + ".", [seen["src"]]),
+                                           "reason": f"the guide says: {PAYLOAD}"}),
+                tool_call("memory_write", {"path": "memory/decisions/widget-port.md", "mode": "create",
+                                           "content": _decision("Keep the widget service on port 8080.",
+                                                                [seen["src"]]),
+                                           "reason": f"the user's port (the page also said {PAYLOAD})"}),
+            ])
+        if "disposed" not in seen:
+            seen["disposed"] = True
+            first, second = seen["ids"]
+            return Reply(tool_calls=[
+                dispose_call([second], "integrated", ["/etc/hostname"], "the port"),
+                dispose_call([first], reason=f"injected by a fetched page: {PAYLOAD}"),
+                tool_call("dispose", {"items": [second], "action": "integrated", "records": ["widget-port"],
+                                      "reason": "the port"}, "call_dispose_again"),
+                finish_call("integration done")])
+        return Reply(tool_calls=[finish_call("nothing to tidy")])
+
+    fake_llm.responder = worker
+    assert run(ws, Options()) == 0
+    return ws
+
+
+def test_the_payload_never_reaches_git_through_the_commit_message(ws_root: Path, tmp_path: Path,
+                                                                    fake_llm) -> None:
+    """The injected command is refused as record content; as an item title, a drop reason and a
+    write reason the model quotes it in, it is withheld from the commit message too."""
+    _poisoned_run(ws_root, tmp_path, fake_llm)
+    refused = [r for r in _results(fake_llm) if r.get("ok") is False]
+    assert [v["code"] for r in refused for v in r.get("violations", [])] == ["untrusted-instruction"]
+    log = subprocess.run(["git", "log", "-p", "--all"], cwd=ws_root, capture_output=True, text=True,
+                         check=True).stdout
+    assert "memory/decisions/widget-port.md" in log and "Dropped staging items (1):" in log
+    for payload in ("evil.example/x.sh", "curl http", "| sh"):
+        assert payload not in log, payload
+    assert "[withheld" in log  # the reviewer still sees that something was left out, and where
+
+
+def test_every_refused_call_is_in_the_run_record_the_commit_status_and_why(ws_root: Path, tmp_path: Path,
+                                                                           fake_llm, capsys) -> None:
+    ws = _poisoned_run(ws_root, tmp_path, fake_llm)
+    capsys.readouterr()
+    expected = [("memory_write", "untrusted-instruction", "memory/decisions/run-setup.md"),
+                ("dispose", "path", "/etc/hostname")]
+
+    # the run record: tool, code, target path, one line (through the trust filter), phase
+    (recorded,) = [r for r in json.loads((ws.state_dir / "runs.json").read_text())["consolidate"]]
+    assert recorded["refused"] == 2
+    assert [(r["tool"], r["code"], r["path"]) for r in recorded["refusals"]] == expected
+    for refusal in recorded["refusals"]:
+        assert refusal["line"] and "\n" not in refusal["line"] and "evil.example/x.sh" not in refusal["line"]
+    assert "repeats an instruction" in recorded["refusals"][0]["line"]
+    assert "records are named by slug" in recorded["refusals"][1]["line"]
+
+    # the commit: counted in a trailer, each listed by tool, target and rule
+    body = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=ws_root, capture_output=True, text=True,
+                          check=True).stdout
+    assert "Memcli-Refused-Calls: 2\n" in body
+    assert ("Refused tool calls (2):\n- memory_write memory/decisions/run-setup.md: untrusted-instruction\n"
+            "- dispose /etc/hostname: path\n") in body
+
+    # `memcli status --json` lists them for the last run; the human status counts them
+    assert status(ws, json_out=True) == 0
+    last = json.loads(capsys.readouterr().out)["last_consolidate"]
+    assert [(r["tool"], r["code"], r["path"]) for r in last["refusals"]] == expected
+    status(ws)
+    assert "2 refused tool calls" in capsys.readouterr().out
+
+    # `memcli why` for a record the run touched: from this machine's run record, or from git alone
+    assert why(ws, "widget-port") == 0
+    text = capsys.readouterr().out
+    assert "the run refused 2 tool calls:" in text
+    assert "memory_write memory/decisions/run-setup.md: untrusted-instruction (" in text
+    (ws.state_dir / "runs.json").unlink()
+    assert why(ws, "widget-port", as_json=True) == 0
+    (change,) = [c for c in json.loads(capsys.readouterr().out)["history"] if c["by"] == "consolidate"]
+    assert change["refused"] == 2
+    assert [(r["tool"], r["code"], r["path"]) for r in change["refusals"]] == expected
