@@ -11,6 +11,7 @@ from support.cli import exit_code
 from support.fake_llm import FAKE_MODEL, FakeLLM, Reply
 
 from memcli.extract import prompt
+from memcli.extract.remember import MODEL as REMEMBER_MODEL
 from memcli.extract.run import run
 from memcli.workspace import Workspace
 
@@ -31,8 +32,10 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
                                           agent: str, sub: str) -> None:
     answer_items(fake_llm)
     assert run(ws, paths=[corpus / sub]) == 0
-    files = staged(ws)
+    every = staged(ws)
+    files = [f for f in every if f.model != REMEMBER_MODEL]  # memcli_remember calls need no model
     assert files and len(files) == fake_llm.calls  # one call and one staging file per chunk
+    assert all(f.agent == agent for f in every)
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()
         assert f.items.decisions[0].title == "Index in SQLite"
