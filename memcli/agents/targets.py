@@ -7,7 +7,11 @@ docs and source; see docs/agents.md for the versions).
   Codex has no session-end hook: capture runs on `Stop` (end of each turn) and `PreCompact`, and
   waits for the idle window, so a session still going on is extracted once it has gone quiet.
 - Gemini CLI: hooks and `mcpServers` in `.gemini/settings.json` (user: `~/.gemini/settings.json`).
-  Its hooks must print JSON only (plain text becomes a message to the user, not context).
+  Its hooks must print JSON only (plain text becomes a message to the user, not context). The
+  server entry has `"trust": true`, Gemini's own allow rule for one server's tools: without it a
+  headless run (`gemini -p`) leaves memcli's tools out of the request (its policy denies what it
+  cannot ask about), and an interactive one asks before each call (memcli_remember writes nothing:
+  what it keeps is reviewed at consolidation). See memcli/agents/gemini.py for folder trust.
 """
 
 from __future__ import annotations
@@ -74,8 +78,8 @@ def _hook(event: str, command: str, marker: str, timeout: int, *, matcher: str |
     return Entry(f"{event} hook", ("hooks", event), None, group, marker)
 
 
-def _mcp(table: str) -> Entry:
-    return Entry("MCP server", (table,), SERVER_NAME, dict(MCP_SERVER), "")
+def _mcp(table: str, **extra: Any) -> Entry:
+    return Entry("MCP server", (table,), SERVER_NAME, dict(MCP_SERVER, **extra), "")
 
 
 def _home(env: str, default: str) -> Path:
@@ -104,7 +108,7 @@ def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
         entries = (_hook("SessionStart", start, marker, 30_000, name="memcli-context"),
                    _hook("SessionEnd", CAPTURE, CAPTURE, 10_000, name="memcli-capture"),
                    _hook("PreCompress", CAPTURE, CAPTURE, 10_000, name="memcli-capture"),
-                   _mcp("mcpServers"))
+                   _mcp("mcpServers", trust=True))
         gemini_home = os.environ.get("GEMINI_CLI_HOME")
         base = root if scope == "project" else (Path(gemini_home) if gemini_home else Path.home())
         assert base is not None
