@@ -27,7 +27,8 @@ TRANSCRIPTS = {
     / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
     "gemini": FIXTURES / "gemini-cli" / "codemie-ai__codemie-code"
     / "session-2026-01-16T11-01-file-ops-37b7abef.json",
-    "gemini-jsonl": FIXTURES / "gemini-cli" / "memcli-e2e" / "session-2026-12-01T16-19-3b726bda.jsonl",  # 0.61
+    "gemini-jsonl": FIXTURES / "gemini-cli" / "memcli-e2e"  # Gemini CLI 0.61
+    / "session-2026-12-01T16-19-3b726bda.jsonl",
 }
 # An extraction with something in it: an empty answer writes no staging file.
 ITEMS = json.dumps({"decisions": [{"title": "Index in SQLite", "decision": "Keep the search index in SQLite",
@@ -150,7 +151,8 @@ def test_gemini_session_found_by_discovery_when_the_payload_names_no_file(
     fake_llm.responder = lambda body: Reply(content=ITEMS)
     gemini_dir = tmp_path / "ghome" / ".gemini"
     _copy("gemini-jsonl", gemini_dir / "tmp" / "ws" / "chats")
-    (gemini_dir / "projects.json").write_text(json.dumps({"projects": {str(ws.root): "ws"}}), encoding="utf-8")
+    registry = {"projects": {str(ws.root): "ws"}}
+    (gemini_dir / "projects.json").write_text(json.dumps(registry), encoding="utf-8")
     monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_dir.parent))
     assert hookrun.capture(ws, SESSION_IDS["gemini-jsonl"], None) == 0
     assert {f.source.session_id for f in staged(ws)} == {SESSION_IDS["gemini-jsonl"]}
