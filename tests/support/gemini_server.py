@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -37,6 +38,10 @@ def _chunk(parts: list[dict[str, Any]], model: str, finish: str | None = None) -
 class GeminiServer(ScriptedServer):
     """Gemini API v1beta: scripted `streamGenerateContent` turns, side calls answered aside."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn_times: list[float] = []  # time.monotonic() when each turn request arrived
+
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
         match = _ACTION.match(request.path)
         if request.method == "GET" and request.path.startswith(("/v1beta/models", "/v1/models")):
@@ -49,6 +54,7 @@ class GeminiServer(ScriptedServer):
             return
         model, action = match.groups()
         if action == "streamGenerateContent":
+            self.turn_times.append(time.monotonic())
             send_sse(handler, [(None, chunk) for chunk in self.turn_chunks(self.next_turn(), model)])
         elif action == "generateContent":
             send_json(handler, self.side_answer(request, model))
