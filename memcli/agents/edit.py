@@ -59,9 +59,11 @@ def _container(cf: ConfigFile, tree: dict[str, Any], entry: Entry) -> Any:
 
 
 def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
-    """Each entry as `installed`, `modified` (memcli's, edited since) or `missing`."""
+    """Each entry as `installed`, `modified` (memcli's, edited since) or `missing`, and each retired
+    one still in the file as `retired`."""
     tree = data(cf, text)
-    out = []
+    out = [(entry, "retired") for entry in cf.retired
+           if any(entry.is_ours(g) for g in _container(cf, tree, entry) or [])]
     for entry in cf.entries:
         found = _container(cf, tree, entry)
         if entry.key is not None:
@@ -75,7 +77,9 @@ def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
 
 
 def install(cf: ConfigFile, text: str) -> str:
-    """`text` with every missing entry added (present ones, even edited, are left alone)."""
+    """`text` with every missing entry added (present ones, even edited, are left alone) and the
+    retired ones removed."""
+    text = _remove_ours(cf, text, cf.retired)
     for entry, state in status(cf, text):
         if state != "missing":
             continue
@@ -89,7 +93,11 @@ def install(cf: ConfigFile, text: str) -> str:
 def uninstall(cf: ConfigFile, text: str) -> str:
     """`text` without memcli's entries; a hook group that also holds the user's own handlers
     keeps them and loses only memcli's."""
-    for entry in reversed(cf.entries) if cf.fmt == "toml" else cf.entries:
+    return _remove_ours(cf, text, cf.entries + cf.retired)
+
+
+def _remove_ours(cf: ConfigFile, text: str, entries: tuple[Entry, ...]) -> str:
+    for entry in reversed(entries) if cf.fmt == "toml" else entries:
         if cf.fmt == "toml":
             text = _toml_cut_block(text, entry)
         while (spot := _find_ours(cf, text, entry)) is not None:

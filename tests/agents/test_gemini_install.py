@@ -1,5 +1,6 @@
-"""Gemini CLI's folder trust as memcli reads it from Gemini's files (memcli/agents/gemini.py): the note
-`hooks install` prints and the state `hooks status` shows. memcli never writes trustedFolders.json."""
+"""`hooks install` for Gemini CLI: its folder trust as memcli reads it from Gemini's files
+(memcli/agents/gemini.py), the note install prints and the state status shows (memcli never writes
+trustedFolders.json); and the PreCompress hook an earlier memcli installed, removed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from support.cli import exit_code
 
 from memcli.agents import gemini
+from memcli.agents.jsonedit import blank_comments
 
 
 @pytest.fixture
@@ -94,3 +96,35 @@ def test_user_scope_install_names_the_step_and_status_shows_it_once(
     assert exit_code("hooks", "status", "--agent", "gemini", "-w", str(ws)) == 0
     out = capsys.readouterr().out
     assert out.count("not trusted yet") == 1 and f"gemini       user     {ws} not trusted yet" in out
+
+
+OLD_INSTALL = """{
+  // mine
+  "theme": "dark",
+  "hooks": {
+    "PreCompress": [
+      {"hooks": [{"type": "command", "command": "memcli extract --hook", "name": "memcli-capture",
+                  "timeout": 10000}]},
+      {"hooks": [{"type": "command", "command": "./my-own-hook.sh"}]}
+    ]
+  }
+}
+"""
+
+
+def test_the_retired_precompress_hook_goes_and_the_users_stays(ws: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Gemini 0.61 fires PreCompress before every model request: an earlier memcli's capture hook
+    there would start a worker per request. Install removes it; status shows it until then."""
+    settings = ws / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(OLD_INSTALL, encoding="utf-8")
+    assert exit_code("hooks", "status", "--agent", "gemini", "-w", str(ws)) == 0
+    assert "retired    PreCompress hook" in capsys.readouterr().out
+    assert exit_code("hooks", "install", "--agent", "gemini", "-w", str(ws)) == 0
+    text = settings.read_text(encoding="utf-8")
+    data = json.loads(blank_comments(text))
+    assert data["hooks"]["PreCompress"] == [{"hooks": [{"type": "command", "command": "./my-own-hook.sh"}]}]
+    assert set(data["hooks"]) == {"PreCompress", "SessionStart", "SessionEnd"} and "// mine" in text
+    assert exit_code("hooks", "uninstall", "--agent", "gemini", "-w", str(ws)) == 0
+    assert "memcli" not in settings.read_text(encoding="utf-8")
