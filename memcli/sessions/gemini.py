@@ -10,11 +10,12 @@
 
 Mapping (both): `user` → user, with the `<hook_context>` blocks Gemini adds to the prompt (the
 SessionStart context, memcli's own among them) taken out; a user message that is only the
-`<session_context>` Gemini writes at start → system, injected; a user message carrying tool results
-(`functionResponse` parts, 0.61) → tool, injected, unless its results are already on the call's
-entry (then it is no entry). `gemini` (or `model`) → assistant with its `toolCalls` as tool calls and
-their `result`s as tool results on the same entry; `thoughts` → thinking; `tokens.total` → tokens.
-`info` / `error` / `warning` → system, injected. Any other type is skipped and counted.
+`<session_context>` Gemini writes at start, or only hook context → system, injected; one carrying
+tool results (`functionResponse` parts, 0.61) → tool, injected, unless its results are already on
+the call's entry (then it is no entry). `gemini` (or `model`) → assistant with its `toolCalls` as
+tool calls and their `result`s as tool results on the same entry; `thoughts` → thinking;
+`tokens.total` → tokens. `info` / `error` / `warning` → system, injected. Any other type is skipped
+and counted.
 """
 
 from __future__ import annotations
@@ -105,13 +106,13 @@ def _entry(msg: dict[str, Any], index: int, answered: set[Any]) -> Entry | None:
     content = msg.get("content")
     if kind == "user":
         raw = _text(content)
-        if raw.lstrip().startswith("<session_context>"):
-            return Entry(index, "system", raw, stamp, injected=True)
-        results = tuple(r for r in _responses(content) if r.call_id not in answered)
         text = _HOOK_CONTEXT.sub("", raw).strip() if "<hook_context>" in raw else raw
         if _responses(content) and not text:
+            results = tuple(r for r in _responses(content) if r.call_id not in answered)
             return Entry(index, "tool", "", stamp, tool_results=results, injected=True) if results else None
-        return Entry(index, "user", text, stamp, injected=not text)
+        if not text.strip() or raw.lstrip().startswith("<session_context>"):  # Gemini's, or hooks'
+            return Entry(index, "system", raw, stamp, injected=True)
+        return Entry(index, "user", text, stamp)
     if kind in ("gemini", "model"):
         text = _text(content)
         calls, results = _tools(msg.get("toolCalls"))

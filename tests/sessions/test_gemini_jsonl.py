@@ -84,6 +84,12 @@ def test_a_set_list_adds_unseen_messages_and_removes_none(tmp_path: Path) -> Non
     assert [e.text for e in entries[-2:]] == [summary["content"][0]["text"], "Got it."]
 
 
+def test_hook_context_alone_is_injected_not_the_users_words(tmp_path: Path) -> None:
+    hook = "<hook_context># Project memory</hook_context>"
+    last = read(copy(tmp_path, message("m-hook", "user", hook)))[1][-1]
+    assert (last.role, last.injected, last.text) == ("system", True, hook)
+
+
 def test_tool_results_only_in_a_user_record_are_a_tool_entry(tmp_path: Path) -> None:
     response = {"functionResponse": {"id": "call-9", "name": "read_file", "response": {"output": "hello"}}}
     path = copy(tmp_path, {"id": "m-tool", "type": "user", "content": [response]})
