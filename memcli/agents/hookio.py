@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import IO, Any
 from memcli.errors import EXIT_OK, MemcliError
 
 MAX_PAYLOAD = 1024 * 1024
+END_EVENTS = frozenset({"SessionEnd"})  # Claude Code, Gemini CLI: the session is over
 STDIN_WAIT_S = 2.0  # an agent writes the payload and closes stdin; never hang on one that doesn't
 
 
@@ -66,18 +66,22 @@ def guarded(work: Callable[[], int]) -> int:
 
 def extract_hook(stream: IO[bytes] | None, workspace: Path | None = None) -> int:
     """`memcli extract --hook`: hand the session to a detached worker and return."""
+    import subprocess  # here: the session-start hook reads its payload through this module too
+
     def work() -> int:
         payload = read_payload(stream)
         session, transcript = _text(payload, "session_id"), _text(payload, "transcript_path")
         if not (session or transcript):
             return EXIT_OK
+        event = _text(payload, "hook_event_name")
+        if event in END_EVENTS and transcript and not os.path.isfile(transcript):
+            return EXIT_OK  # nothing was written (`claude mcp list` ends a "session" that way)
         cwd = _text(payload, "cwd") or os.getcwd()
         # the worker finds the workspace (finding it here would load the config machinery)
         args = [sys.executable, "-m", "memcli", "hooks", "capture", "--cwd", cwd]
         args += ["--workspace", str(workspace)] if workspace else []
         args += ["--session", session] if session else []
         args += ["--transcript", transcript] if transcript else []
-        event = _text(payload, "hook_event_name")
         args += ["--event", event] if event else []
         detach: dict[str, Any] = {"start_new_session": True}  # out of the agent's process group
         if os.name == "nt":

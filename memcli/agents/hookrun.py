@@ -28,19 +28,16 @@ import json
 import os
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from memcli import history
-from memcli.agents.hookio import guarded, read_payload
+from memcli.agents.hookio import END_EVENTS, guarded, read_payload
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.workspace import Workspace, find_root
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
 MAX_WAIT_S = 24 * 3600.0  # a session that never goes idle is extracted after a day anyway
-END_EVENTS = frozenset({"SessionEnd"})  # the session is over: no idle window, no transcript to wait for
 
 
 def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
@@ -137,6 +134,10 @@ def _idle_left(info, idle_minutes: float, now: dt.datetime) -> float:
 
 
 def _record(ws: Workspace, started: str, session: str | None, result: str, **why: str) -> None:
+    import uuid
+
+    from memcli import history
+
     history.record(ws, "extract", {"run_id": f"extract-hook-{uuid.uuid4().hex[:12]}",
                                    "started_at": started, "finished_at": history.now(),
                                    "result": result, "trigger": "hook", "session": session, **why})
@@ -162,6 +163,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
     lock = _lock_path(ws, session, transcript)
     if not _claim(lock):
         return EXIT_OK
+    from memcli import history  # the session-start path has no use for it
+
     started = history.now()
     try:
         waited = 0.0

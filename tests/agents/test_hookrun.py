@@ -343,3 +343,19 @@ def test_the_hook_hands_the_event_to_the_worker(tmp_path: Path, fake_llm) -> Non
     assert _wait(lambda: (history.last(ws, "extract") or {}).get("result") == "done")
     assert len(staged(ws)) == 1
     assert _wait(lambda: not list((ws.state_dir / "hooks").glob("*.pid")))
+
+
+@pytest.mark.parametrize(("event", "spawned"), [("SessionEnd", False), ("Stop", True), (None, True)])
+def test_a_session_end_without_a_transcript_starts_no_worker(event: str | None, spawned: bool,
+                                                              tmp_path: Path) -> None:
+    """The hook itself drops it: no process is started (seen through Python's audit events)."""
+    code = ("import sys\n"
+            "sys.addaudithook(lambda e, a: e == 'subprocess.Popen' and print('spawned', file=sys.stderr))\n"
+            "from memcli.entry import main\nmain()\n")
+    body = {"session_id": "s", "transcript_path": str(tmp_path / "never-written.jsonl"), "cwd": str(tmp_path)}
+    if event:
+        body["hook_event_name"] = event
+    done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=json.dumps(body).encode(),
+                          cwd=tmp_path, capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == b""
+    assert done.stderr == (b"spawned\n" if spawned else b"")
