@@ -2,7 +2,7 @@
 it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
 scripted model server on 127.0.0.1).
 
-Usage: python bench/agents_bench.py --agent claude-code [--runs 7]
+Usage: python bench/agents_bench.py --agent claude-code|gemini [--runs 7]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
@@ -35,9 +35,9 @@ MEMCLI = Path(sys.executable).parent / "memcli"
 
 
 def _env(home: Path) -> dict[str, str]:
+    agents = ("ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_")  # no real credentials or settings
     env = {k: v for k, v in os.environ.items()
-           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(("ANTHROPIC_",
-                                                                                               "CLAUDE_"))}
+           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)}
     return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(MEMCLI.parent), str(BIN), env["PATH"]]),
             "NO_PROXY": "127.0.0.1,localhost", "MEMCLI_STATE_DIR": str(home / "state"), "CI": "1",
             "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@memcli.invalid",
@@ -112,6 +112,40 @@ def claude_code(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
     return version, _interleave(once, runs)
 
 
+def gemini(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+    """Gemini CLI headless (`gemini -p`), which waits for its MCP servers before the first request."""
+    from tests.e2e.test_gemini import gemini_env, trust_folder, user_settings
+    from tests.support.gemini_server import GeminiServer
+
+    binary = BIN / "gemini"
+    setups: dict[str, tuple[Path, dict[str, str]]] = {}
+    for name in ("without", "with"):
+        env = _env(base / name / "home")
+        home = Path(env["HOME"])
+        home.mkdir(parents=True)
+        user_settings(home)
+        root = _project(base / name, env, memcli=name == "with")
+        if name == "with":
+            subprocess.run(["memcli", "hooks", "install", "--agent", "gemini"], cwd=root, env=env,
+                           check=True, capture_output=True)
+        trust_folder(home, root)  # Gemini asks it of every folder, memcli or not
+        setups[name] = (root, env)
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+
+    def once(name: str) -> float:
+        root, env = setups[name]
+        server = GeminiServer()
+        server.script(Turn(text="ok"))
+        with server:
+            start = time.monotonic()
+            subprocess.run([str(binary), "-p", "hi"], cwd=root, env=gemini_env(env, server),
+                           capture_output=True, timeout=120, check=True)
+        _stop_workers(base / name)
+        return server.turn_times[0] - start
+
+    return version, _interleave(once, runs)
+
+
 def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
     once("without"), once("with")  # warm the file cache; not counted
     times: dict[str, list[float]] = {"without": [], "with": []}
@@ -121,7 +155,7 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
     return times
 
 
-AGENTS = {"claude-code": claude_code}
+AGENTS = {"claude-code": claude_code, "gemini": gemini}
 
 
 def main() -> int:
@@ -129,7 +163,7 @@ def main() -> int:
     parser.add_argument("--agent", choices=sorted(AGENTS), required=True)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    if not (BIN / "claude").exists() or not shutil.which("git"):
+    if not BIN.is_dir() or not shutil.which("git"):
         print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:

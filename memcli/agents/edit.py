@@ -60,9 +60,10 @@ def _container(cf: ConfigFile, tree: dict[str, Any], entry: Entry) -> Any:
 
 def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
     """Each entry as `installed`, `outdated` (as an earlier memcli wrote it), `modified` (memcli's,
-    edited since) or `missing`."""
+    edited since) or `missing`, and each retired one still in the file as `retired`."""
     tree = data(cf, text)
-    out = []
+    out = [(entry, "retired") for entry in cf.retired
+           if any(entry.is_ours(g) for g in _container(cf, tree, entry) or [])]
     for entry in cf.entries:
         found = _container(cf, tree, entry)
         if entry.key is not None:
@@ -77,8 +78,9 @@ def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
 
 
 def install(cf: ConfigFile, text: str) -> str:
-    """`text` with every missing entry added and every outdated one replaced (edited ones are left
-    alone)."""
+    """`text` with every missing entry added, every outdated one replaced (edited ones are left
+    alone) and the retired ones removed."""
+    text = drop_retired(cf, text)
     for entry, state in status(cf, text):
         if state == "outdated":
             text = _remove_member(cf, text, entry)
@@ -94,7 +96,16 @@ def install(cf: ConfigFile, text: str) -> str:
 def uninstall(cf: ConfigFile, text: str) -> str:
     """`text` without memcli's entries; a hook group that also holds the user's own handlers
     keeps them and loses only memcli's."""
-    for entry in reversed(cf.entries) if cf.fmt == "toml" else cf.entries:
+    return _remove_ours(cf, text, cf.entries + cf.retired)
+
+
+def drop_retired(cf: ConfigFile, text: str) -> str:
+    """`text` without the entries an earlier memcli wrote and this one no longer does."""
+    return _remove_ours(cf, text, cf.retired)
+
+
+def _remove_ours(cf: ConfigFile, text: str, entries: tuple[Entry, ...]) -> str:
+    for entry in reversed(entries) if cf.fmt == "toml" else entries:
         if cf.fmt == "toml":
             text = _toml_cut_block(text, entry)
         while (spot := _find_ours(cf, text, entry)) is not None:

@@ -103,8 +103,8 @@ def plan(action: str, files: list[ConfigFile]) -> list[Change]:
             new = edit.uninstall(cf, old)
             if new != old:
                 restored = _before_install(cf, old)
-                if restored is not False:
-                    new = restored  # type: ignore[assignment]
+                if restored is not False:  # (less what an earlier memcli had put there, now retired)
+                    new = restored if restored is None else edit.drop_retired(cf, restored)  # type: ignore[arg-type]
                 elif not edit.data(cf, new):
                     new = None  # nothing but memcli's entries was ever in it
         if new != old:

@@ -8,8 +8,13 @@ docs and source; see docs/agents.md for the versions).
 - Codex CLI: hooks and `[mcp_servers.memcli]` in `.codex/config.toml` (user: `~/.codex/config.toml`).
   Codex has no session-end hook: capture runs on `Stop` (end of each turn) and `PreCompact`, and
   waits for the idle window, so a session still going on is extracted once it has gone quiet.
-- Gemini CLI: hooks and `mcpServers` in `.gemini/settings.json` (user: `~/.gemini/settings.json`).
-  Its hooks must print JSON only (plain text becomes a message to the user, not context).
+- Gemini CLI: hooks (SessionStart, SessionEnd) and `mcpServers` in `.gemini/settings.json` (user:
+  `~/.gemini/settings.json`). Its hooks must print JSON only (plain text becomes a message to the
+  user, not context). The server entry has `"trust": true`, Gemini's own allow rule for one
+  server's tools: without it a headless run (`gemini -p`) leaves memcli's tools out of the request
+  (its policy denies what it cannot ask about), and an interactive one asks before each call
+  (memcli_remember writes nothing: what it keeps is reviewed at consolidation). See
+  memcli/agents/gemini.py for folder trust.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ class ConfigFile:
     path: Path
     fmt: str  # json | toml
     entries: tuple[Entry, ...]
+    retired: tuple[Entry, ...] = ()  # written by an earlier memcli, no longer: install removes them
 
 
 def _hook(event: str, command: str, marker: str, timeout: int, *, matcher: str | None = None,
@@ -121,15 +127,18 @@ def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
         return [ConfigFile(agent, claude_home() / "settings.json", "json", settings),
                 ConfigFile(agent, claude_state(), "json", server)]
     if agent == "gemini":
-        # Gemini CLI's timeouts are milliseconds.
+        # Gemini CLI's timeouts are milliseconds. No PreCompress capture: 0.61 fires PreCompress
+        # before every model request (its compression check runs the hook before the threshold
+        # test), which would start a capture worker per request and delay each one, and its JSONL
+        # transcript loses nothing when it compresses; SessionEnd is the capture.
         entries = (_hook("SessionStart", start, marker, 30_000, name="memcli-context"),
                    _hook("SessionEnd", CAPTURE, CAPTURE, 10_000, name="memcli-capture"),
-                   _hook("PreCompress", CAPTURE, CAPTURE, 10_000, name="memcli-capture"),
-                   _mcp("mcpServers"))
+                   _mcp("mcpServers", trust=True))
+        retired = (_hook("PreCompress", CAPTURE, CAPTURE, 10_000, name="memcli-capture"),)
         gemini_home = os.environ.get("GEMINI_CLI_HOME")
         base = root if scope == "project" else (Path(gemini_home) if gemini_home else Path.home())
         assert base is not None
-        return [ConfigFile(agent, base / ".gemini" / "settings.json", "json", entries)]
+        return [ConfigFile(agent, base / ".gemini" / "settings.json", "json", entries, retired)]
     if agent == "codex":
         entries = (_hook("SessionStart", start, marker, 30), _hook("Stop", CAPTURE, CAPTURE, 10),
                    _hook("PreCompact", CAPTURE, CAPTURE, 10), _mcp("mcp_servers"))

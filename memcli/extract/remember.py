@@ -4,9 +4,10 @@ An agent connected to `memcli mcp` says "keep this" by calling the `memcli_remem
 why?)` tool; the server writes nothing, the call stays in the transcript, and `memcli extract`
 turns each call into one staging file whose Source is exactly the entry of the call. Agents name
 MCP tools differently (Claude Code `mcp__<server>__memcli_remember`, Codex `<server>__…` or
-`mcp__<server>__…`, Gemini CLI the bare name or `<server>__…`), so the name is matched on its
-last component. The call and its acknowledgement are kept from the extract model (it would stage
-the same thing a second time); a chunk holding nothing else needs no model call at all.
+`mcp__<server>__…`, Gemini CLI the bare name, `<server>__…` or, from 0.61, `mcp_<server>_…`), so
+the name is matched on its last component. The call and its acknowledgement are kept from the
+extract model (it would stage the same thing a second time); a chunk holding nothing else needs no
+model call at all.
 
 Kinds map onto the staging schema: `decision` → a decision item (text, why as its rationale);
 `request` → a request item; `rule` → a request item titled `Rule: …` (a standing instruction
@@ -37,7 +38,7 @@ TOOL = "memcli_remember"
 KINDS = ("decision", "request", "rule")
 VERSION = "remember-1"  # the mapping's version: staging ids and the ledger tell it from a prompt's
 MODEL = "memcli_remember"  # staging files made by this module name it as their "model"
-_NAME = re.compile(r"^(?:.+(?:__|[./:]))?memcli_remember$")
+_NAME = re.compile(r"^(?:.*[_./:])?memcli_remember$")
 _TEXT = 1_000
 _TITLE = 80
 

@@ -18,6 +18,7 @@ from memcli.sessions.render import entry_json, entry_text, human_size, info_json
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+UNREADABLE = ("not-json", "invalid-utf8", "not-an-object", "line-too-long")  # other reasons: unknown kinds
 
 
 class RangeError(MemcliError):
@@ -78,8 +79,9 @@ def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = 
                  as_json: bool = False, show_all: bool = False) -> int:
     ws = _workspace(workspace, need=not paths)
     found = discover(ws, since=parse_since(since), paths=paths or None)
-    # Aider opens a session at every launch, most with nothing said: noise unless asked for.
-    infos = [i for i in found if show_all or i.entries]
+    # Aider opens a session at every launch, most with nothing said: noise unless asked for. A file
+    # with skipped lines is shown even so: it may be a format this memcli cannot read yet.
+    infos = [i for i in found if show_all or i.entries or i.skipped]
     hidden = len(found) - len(infos)
     if as_json:
         print(json.dumps([info_json(i) for i in infos], ensure_ascii=False, indent=2))
@@ -108,9 +110,25 @@ def run_sessions(workspace: Path | None, paths: list[Path], since: str | None = 
         table.add_row(*row)
     console = Console()
     print_table(console, table, [c.header for c in table.columns], rows)
+    for info in infos:
+        if info.skipped:
+            console.print(skipped_note(info), highlight=False, soft_wrap=True)
     if hidden:
         console.print(f"({hidden} empty session(s) hidden; --all lists them)", highlight=False)
     return EXIT_OK
+
+
+def skipped_note(info: SessionInfo) -> str:
+    """One line on what a session's skipped lines were: lines of a kind this memcli does not know
+    (the agent's format changed) are never left at a bare count."""
+    reasons = info.extra.get("skip_reasons") or {}
+    unknown = sum(n for r, n in reasons.items() if r not in UNREADABLE)
+    unreadable = info.skipped - unknown
+    parts = [f"{unknown} {'line' if unknown == 1 else 'lines'} of an unknown kind"] if unknown else []
+    parts += [f"{unreadable} unreadable {'line' if unreadable == 1 else 'lines'}"] if unreadable else []
+    why = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items()))
+    hint = f"; is {info.agent} newer than this memcli reads? (`pip install -U memcli`)" if unknown else ""
+    return f"{info.session_id}: {' and '.join(parts)} skipped ({why}){hint}"
 
 
 def _last_line(info: SessionInfo, lines_read: int) -> int:

@@ -6,7 +6,11 @@ Agents keep transcripts in their own home folders, keyed by the working director
   in a subfolder of the workspace (their records' `cwd` is inside it)
 - Codex: `<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose `session_meta.cwd` is the workspace
   (or a folder inside it)
-- Gemini CLI: `<gemini home>/tmp/<sha256 of the project path>/chats/session-*.json`
+- Gemini CLI: `<gemini home>/tmp/<project name>/chats/session-*.jsonl` (0.61 on; a subagent's in
+  `chats/<parent session>/`), the project name being what `<gemini home>/projects.json` maps the
+  folder the session ran in to (each such folder also names its owner in `.project_root`), for the
+  workspace and the folders inside it; and `tmp/<sha256 of the project path>/chats/session-*.json`
+  (before; 0.61 moves those folders to the project name, `.json` files and all)
 - Aider: `<workspace>/.aider.chat.history.md`
 A home is `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`) if set, else the agent's own
 environment variable (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME/.gemini), else `~/.claude`,
@@ -15,6 +19,7 @@ environment variable (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME/.gemini), e
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import itertools
@@ -129,9 +134,33 @@ def gemini_project_hash(root: Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()
 
 
+def gemini_project_dirs(home: Path, root: Path) -> list[Path]:
+    """Gemini CLI's folders under `<home>/tmp` for sessions run in the workspace or inside it."""
+    roots = {root, root.resolve()}
+    tmp = home / "tmp"
+    names = {gemini_project_hash(r) for r in roots}
+    try:
+        registry = json.loads((home / "projects.json").read_text(encoding="utf-8")).get("projects")
+    except (OSError, ValueError, AttributeError):
+        registry = None
+    if isinstance(registry, dict):
+        names.update(n for p, n in registry.items() if isinstance(n, str) and _inside(p, roots))
+    try:
+        markers = list(tmp.glob("*/.project_root"))
+    except OSError:
+        markers = []
+    for marker in markers:  # what Gemini itself falls back on when projects.json is lost
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if _inside(marker.read_text(encoding="utf-8").strip(), roots):
+                names.add(marker.parent.name)
+    return [tmp / n for n in sorted(names) if n and "/" not in n and n not in (".", "..")]
+
+
 def _gemini_files(home: Path, root: Path) -> Iterable[Path]:
-    for hashed in sorted({gemini_project_hash(root), gemini_project_hash(root.resolve())}):
-        yield from sorted((home / "tmp" / hashed / "chats").glob("session-*.json"))
+    for folder in gemini_project_dirs(home, root):
+        chats = folder / "chats"
+        yield from sorted([*chats.glob("session-*.json"), *chats.glob("session-*.jsonl"),
+                           *chats.glob("*/*.jsonl")])
 
 
 def _walk(path: Path) -> Iterable[Path]:

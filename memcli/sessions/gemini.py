@@ -1,29 +1,47 @@
-"""Gemini CLI: `~/.gemini/tmp/<sha256 of the project path>/chats/session-<time>-<id8>.json`.
+"""Gemini CLI sessions, in the two layouts it has written (discovery: memcli.sessions.discover).
 
-One JSON object per file, rewritten as the session grows (not appended), so it is read whole; the
-files are small. An entry's `index` is the message's position in `messages` (0-based), not a line
-number: the file has no stable lines. Mapping: `user` → user; `gemini` (or `model`) → assistant with
-its `toolCalls` as tool calls AND their `result`s as tool results on the same entry (Gemini stores
-both in one message); `thoughts` → thinking; `tokens.total` → tokens; `info` / `error` / `warning`
-→ system, injected. A file cut mid-write (unparsable) reads as no entries, truncated.
+- JSONL, from 0.61 on: `<gemini home>/tmp/<project name>/chats/session-<time>-<id8>.jsonl` (a
+  subagent's: `chats/<parent session id>/<session id>.jsonl`), appended to. Replayed by
+  gemini_jsonl: an entry's `index` is the line its message first appeared on, `end` the last line
+  that rewrote it (Gemini writes a message again as its tool calls and results come in).
+- JSON, before: `tmp/<sha256 of the project path>/chats/session-<time>-<id8>.json`, one object
+  rewritten whole as the session grows, so read whole; an entry's `index` is the message's position
+  in `messages` (the file has no stable lines). A file cut mid-write reads as no entries, truncated.
+
+Mapping (both): `user` → user, with the `<hook_context>` blocks Gemini adds to the prompt (the
+SessionStart context, memcli's own among them) taken out; a user message that is only the
+`<session_context>` Gemini writes at start, or only hook context → system, injected; one carrying
+tool results (`functionResponse` parts, 0.61) → tool, injected, unless its results are already on
+the call's entry (then it is no entry). `gemini` (or `model`) → assistant with its `toolCalls` as
+tool calls and their `result`s as tool results on the same entry; `thoughts` → thinking;
+`tokens.total` → tokens. `info` / `error` / `warning` → system, injected. Any other type is skipped
+and counted.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memcli.sessions import gemini_jsonl
 from memcli.sessions.base import ReadStats, SessionReadError, open_binary, parse_time, text_of
 from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
 
 AGENT = "gemini-cli"
 MAX_FILE = 512 * 1024 * 1024
+_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.DOTALL)
 
 
 def sniff(obj: dict[str, Any]) -> bool:
+    """A whole JSON session (before 0.61)."""
     return isinstance(obj.get("messages"), list) and ("sessionId" in obj or "projectHash" in obj)
+
+
+is_header = gemini_jsonl.is_header  # the first line of a JSONL session (0.61 on)
 
 
 def load(path: Path) -> dict[str, Any] | None:
@@ -39,28 +57,112 @@ def load(path: Path) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def describe(path: Path, obj: dict[str, Any] | None) -> list[SessionInfo]:
-    obj = obj or {}
+def describe(path: Path, head: dict[str, Any] | list[dict[str, Any]] | None) -> list[SessionInfo]:
+    """`head`: the whole legacy object (None while it is being rewritten), or a JSONL file's first
+    objects (the header among them)."""
+    jsonl = isinstance(head, list)
+    obj = next((o for o in head if is_header(o)), {}) if isinstance(head, list) else head or {}
     session_id = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else path.stem
-    extra = {"project_hash": obj["projectHash"]} if isinstance(obj.get("projectHash"), str) else {}
+    extra: dict[str, Any] = {"format": "jsonl" if jsonl else "json"}
+    if isinstance(obj.get("projectHash"), str):
+        extra["project_hash"] = obj["projectHash"]
+    if obj.get("kind") == "subagent":
+        extra["parent"] = path.parent.name  # chats/<parent session id>/<session id>.jsonl
     return [SessionInfo(AGENT, session_id, path, first_time=parse_time(obj.get("startTime")),
                         last_time=parse_time(obj.get("lastUpdated")), extra=extra)]
+
+
+def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
+    if info.extra.get("format") == "jsonl":
+        _header, found = gemini_jsonl.replay(Path(info.path), stats)
+        messages = [(m.index, m.end, m.record) for m in found]
+    else:
+        obj = load(Path(info.path))
+        if obj is None:
+            stats.truncated = True
+            return
+        listed = obj.get("messages") if isinstance(obj.get("messages"), list) else []
+        stats.lines = len(listed)
+        messages = [(i, i, m) for i, m in enumerate(listed)]
+    answered = {c.get("id") for _i, _e, m in messages if isinstance(m, dict)
+                for c in _list(m.get("toolCalls")) if isinstance(c, dict) and "result" in c}
+    sidechain = "parent" in info.extra
+    for index, end, msg in messages:
+        if not isinstance(msg, dict):
+            stats.skip("not-an-object")
+            continue
+        entry = _entry(msg, index, answered)
+        if entry is None:
+            if msg.get("type") in ("user", "gemini", "model", "info", "error", "warning"):
+                stats.ignored += 1
+            else:
+                stats.skip("unknown-type")
+            continue
+        yield dataclasses.replace(entry, sidechain=sidechain, end=end if end != index else None)
+
+
+def _entry(msg: dict[str, Any], index: int, answered: set[Any]) -> Entry | None:
+    kind, stamp = msg.get("type"), parse_time(msg.get("timestamp"))
+    content = msg.get("content")
+    if kind == "user":
+        raw = _text(content)
+        text = _HOOK_CONTEXT.sub("", raw).strip() if "<hook_context>" in raw else raw
+        if _responses(content) and not text:
+            results = tuple(r for r in _responses(content) if r.call_id not in answered)
+            return Entry(index, "tool", "", stamp, tool_results=results, injected=True) if results else None
+        if not text.strip() or raw.lstrip().startswith("<session_context>"):  # Gemini's, or hooks'
+            return Entry(index, "system", raw, stamp, injected=True)
+        return Entry(index, "user", text, stamp)
+    if kind in ("gemini", "model"):
+        text = _text(content)
+        calls, results = _tools(msg.get("toolCalls"))
+        tokens = msg.get("tokens", {}).get("total") if isinstance(msg.get("tokens"), dict) else None
+        # as for Claude Code: a reply that calls no tool ends the turn
+        return Entry(index, "assistant", text, stamp, tool_calls=calls, tool_results=results,
+                     tokens=tokens if isinstance(tokens, int) else None,
+                     thinking=_thinking(msg.get("thoughts")), final=bool(text) and not calls)
+    if kind in ("info", "error", "warning"):
+        return Entry(index, "system", _text(content), stamp, injected=True)
+    return None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(content: Any) -> str:
+    """The text of a content: a string, or Gemini parts (thought parts and calls are not text)."""
+    if isinstance(content, list):
+        return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+                         and not p.get("thought"))
+    return text_of(content)
+
+
+def _output(part: Any) -> tuple[str, Any, bool] | None:
+    """(text, call id, is error) of one `functionResponse` part."""
+    call = part.get("functionResponse") if isinstance(part, dict) else None
+    response = call.get("response") if isinstance(call, dict) else None
+    if not isinstance(response, dict):
+        return None
+    error = "error" in response and "output" not in response
+    return text_of(response.get("output", response.get("error", response))), call.get("id"), error
+
+
+def _responses(content: Any) -> tuple[ToolResult, ...]:
+    found = (_output(p) for p in _list(content))
+    return tuple(ToolResult(text, call_id, error) for text, call_id, error in filter(None, found))
 
 
 def _tools(calls: Any) -> tuple[tuple[ToolCall, ...], tuple[ToolResult, ...]]:
     tool_calls: list[ToolCall] = []
     results: list[ToolResult] = []
-    for call in calls if isinstance(calls, list) else []:
+    for call in _list(calls):
         if not isinstance(call, dict):
             continue
         args = call.get("args")
         args = args if isinstance(args, dict) else text_of(args)
         tool_calls.append(ToolCall(str(call.get("name", "?")), args, call.get("id")))
-        outputs = []
-        for part in call.get("result") or []:
-            response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
-            if isinstance(response, dict):
-                outputs.append(text_of(response.get("output", response.get("error", response))))
+        outputs = [found[0] for found in map(_output, _list(call.get("result"))) if found]
         if outputs or "result" in call:
             results.append(ToolResult("\n".join(outputs), call.get("id"), call.get("status") == "error"))
     return tuple(tool_calls), tuple(results)
@@ -68,36 +170,7 @@ def _tools(calls: Any) -> tuple[tuple[ToolCall, ...], tuple[ToolResult, ...]]:
 
 def _thinking(thoughts: Any) -> str:
     parts = []
-    for thought in thoughts if isinstance(thoughts, list) else []:
+    for thought in _list(thoughts):
         if isinstance(thought, dict):
             parts.append(": ".join(str(thought[k]) for k in ("subject", "description") if thought.get(k)))
     return "\n".join(p for p in parts if p)
-
-
-def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
-    obj = load(info.path)
-    if obj is None:
-        stats.truncated = True
-        return
-    messages = obj.get("messages") if isinstance(obj.get("messages"), list) else []
-    stats.lines = len(messages)
-    for index, msg in enumerate(messages):
-        if not isinstance(msg, dict):
-            stats.skip("not-an-object")
-            continue
-        kind, stamp = msg.get("type"), parse_time(msg.get("timestamp"))
-        text = text_of(msg.get("content"))
-        if kind == "user":
-            yield Entry(index, "user", text, stamp)
-        elif kind in ("gemini", "model"):
-            calls, results = _tools(msg.get("toolCalls"))
-            tokens = msg.get("tokens", {}).get("total") if isinstance(msg.get("tokens"), dict) else None
-            tokens = tokens if isinstance(tokens, int) else None
-            # as for Claude Code: a reply that calls no tool ends the turn
-            thinking = _thinking(msg.get("thoughts"))
-            yield Entry(index, "assistant", text, stamp, tool_calls=calls, tool_results=results,
-                        tokens=tokens, thinking=thinking, final=bool(text) and not calls)
-        elif kind in ("info", "error", "warning"):
-            yield Entry(index, "system", text, stamp, injected=True)
-        else:
-            stats.skip("unknown-type")

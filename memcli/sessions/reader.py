@@ -47,6 +47,8 @@ def detect(path: Path) -> tuple[str, Any]:
                     return adapter.AGENT, objects + _more(lines)
             if gemini.sniff(obj):
                 return gemini.AGENT, obj
+            if gemini.is_header(obj):
+                return gemini.AGENT, objects
     finally:
         lines.close()
     return plain.AGENT, []  # nothing recognisable: read as memcli JSONL, every line counted as skipped

@@ -27,6 +27,8 @@ TRANSCRIPTS = {
     / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
     "gemini": FIXTURES / "gemini-cli" / "codemie-ai__codemie-code"
     / "session-2026-01-16T11-01-file-ops-37b7abef.json",
+    "gemini-jsonl": FIXTURES / "gemini-cli" / "memcli-e2e"  # Gemini CLI 0.61
+    / "session-2026-12-01T16-19-3b726bda.jsonl",
 }
 # An extraction with something in it: an empty answer writes no staging file.
 ITEMS = json.dumps({"decisions": [{"title": "Index in SQLite", "decision": "Keep the search index in SQLite",
@@ -34,7 +36,8 @@ ITEMS = json.dumps({"decisions": [{"title": "Index in SQLite", "decision": "Keep
                     "discussions": [], "attempts": [], "requests": []})
 SESSION_IDS = {"claude-code": "4c2ddfdc-b619-4525-8d03-1950fb1b0257",
                "codex": "019e1625-789d-76c0-80ab-3724b5ddb799",
-               "gemini": "37b7abef-713d-4522-85f0-8ff15a4e6d17"}
+               "gemini": "37b7abef-713d-4522-85f0-8ff15a4e6d17",
+               "gemini-jsonl": "3b726bda-21bf-415f-8abd-498c40c008e8"}
 
 
 def payload(agent: str, cwd: Path, transcript: Path) -> dict:
@@ -123,7 +126,7 @@ def test_extract_hook_returns_before_the_extraction_and_the_session_is_extracted
     assert _wait(lambda: not list((ws.state_dir / "hooks").glob("*.pid")))  # the worker let go of it
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "gemini-jsonl"])
 def test_each_agents_payload_reaches_the_worker_and_its_session_is_extracted(
         agent: str, tmp_path: Path, fake_llm) -> None:
     ws = make_ws(tmp_path / "ws")
@@ -137,8 +140,22 @@ def test_each_agents_payload_reaches_the_worker_and_its_session_is_extracted(
     assert hookrun.capture(ws, sent["session_id"], sent["transcript_path"]) == 0
     files = staged(ws)
     assert files and {f.source.session_id for f in files} == {SESSION_IDS[agent]}
-    assert {f.agent for f in files} == {"gemini-cli" if agent == "gemini" else agent}
+    assert {f.agent for f in files} == {"gemini-cli" if agent.startswith("gemini") else agent}
     assert history.last(ws, "extract")["result"] == "done"  # type: ignore[index]
+
+
+def test_gemini_session_found_by_discovery_when_the_payload_names_no_file(
+        tmp_path: Path, fake_llm, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini CLI 0.61 keeps the session under tmp/<project name>/, the name in projects.json."""
+    ws = make_ws(tmp_path / "ws")
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
+    gemini_dir = tmp_path / "ghome" / ".gemini"
+    _copy("gemini-jsonl", gemini_dir / "tmp" / "ws" / "chats")
+    registry = {"projects": {str(ws.root): "ws"}}
+    (gemini_dir / "projects.json").write_text(json.dumps(registry), encoding="utf-8")
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_dir.parent))
+    assert hookrun.capture(ws, SESSION_IDS["gemini-jsonl"], None) == 0
+    assert {f.source.session_id for f in staged(ws)} == {SESSION_IDS["gemini-jsonl"]}
 
 
 @pytest.mark.parametrize("body", [b"", b"{", b"null", b'"text"', b'{"session_id": 7, "transcript_path": []}',

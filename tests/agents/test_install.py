@@ -204,7 +204,7 @@ def test_new_files_are_created_and_removed_again(ws: Path) -> None:
     assert _commands(codex["hooks"]["Stop"]) == ["memcli extract --hook"]
     assert codex["mcp_servers"]["memcli"] == {"command": "memcli", "args": ["mcp"]}
     gemini = _load(ws / ".gemini" / "settings.json")
-    assert set(gemini["hooks"]) == {"SessionStart", "SessionEnd", "PreCompress"}
+    assert set(gemini["hooks"]) == {"SessionStart", "SessionEnd"}  # PreCompress fires every request (0.61)
     assert gemini["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 10_000  # Gemini: milliseconds
     claude = _load(ws / ".claude" / "settings.json")
     assert set(claude["hooks"]) == {"SessionStart", "SessionEnd", "PreCompact"}
@@ -265,7 +265,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
-    assert set(user.values()) == {"installed"} and len(user) == 17 and project == {"missing"}
+    assert set(user.values()) == {"installed"} and len(user) == 16 and project == {"missing"}
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()

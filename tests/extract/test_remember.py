@@ -42,6 +42,7 @@ def claude_session(ws: Workspace, tmp_path: Path, args: dict[str, Any] = DECISIO
 @pytest.mark.parametrize("name, ok", [
     ("memcli_remember", True), ("mcp__memcli__memcli_remember", True), ("mcp__mem__memcli_remember", True),
     ("memcli__memcli_remember", True), ("memcli.memcli_remember", True), ("memcli_remembers", False),
+    ("mcp_memcli_memcli_remember", True),  # Gemini CLI 0.61: mcp_<server>_<tool>
     ("xmemcli_remember", False), ("memcli_search", False), ("remember", False),
 ])
 def test_tool_names_of_every_agent(name: str, ok: bool) -> None:

@@ -33,10 +33,12 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
     assert run(ws, paths=[corpus / sub]) == 0
     files = [f for f in staged(ws) if f.model != remember.MODEL]
     assert files and len(files) == fake_llm.calls  # one call and one staging file per chunk
-    # the memcli_remember call of the Claude Code e2e session is staged without a model
+    # the memcli_remember call of each e2e session is staged without a model (Gemini writes the call's
+    # message on line 9 and completes it on line 11: the Source spans both)
     remembered = [(f.source.session_id, f.source.range) for f in staged(ws) if f.model == remember.MODEL]
-    e2e_call = [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))]
-    assert remembered == (e2e_call if sub == "claude-code" else [])
+    e2e_calls = {"claude-code": [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))],
+                 "gemini-cli": [("3b726bda-21bf-415f-8abd-498c40c008e8", (9, 11))]}
+    assert remembered == e2e_calls.get(sub, [])
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()
         assert f.items.decisions[0].title == "Index in SQLite"

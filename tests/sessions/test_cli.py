@@ -64,7 +64,7 @@ def test_sessions_since_and_bad_since(capsys, monkeypatch, tmp_path: Path) -> No
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "sessions", str(FIX / "gemini-cli"), str(VIEWER), "--since", "2026-01-01",
                        "--json")
-    assert code == 0 and [r["agent"] for r in json.loads(out)] == ["gemini-cli"]
+    assert code == 0 and [r["agent"] for r in json.loads(out)] == ["gemini-cli", "gemini-cli"]  # JSON, JSONL
     code, _, err = run(capsys, "sessions", str(VIEWER), "--since", "last tuesday")
     assert code == 2 and err.count("\n") == 1 and "--since" in err
 

@@ -93,6 +93,49 @@ def test_claude_sessions_started_in_a_subfolder(homes) -> None:
     assert "in-sub" in ids and "sibling" not in ids
 
 
+GEMINI_JSONL = FIX / "gemini-cli" / "memcli-e2e" / "session-2026-12-01T16-19-3b726bda.jsonl"
+
+
+def _gemini_session(gemini_home: Path, project: str, owner: str, session_id: str,
+                    registry: bool = True) -> None:
+    """A Gemini CLI 0.61 session: tmp/<project name>/chats/*.jsonl, the name in projects.json."""
+    folder = gemini_home / ".gemini" / "tmp" / project
+    (folder / "chats").mkdir(parents=True)
+    (folder / ".project_root").write_text(owner, encoding="utf-8")
+    lines = GEMINI_JSONL.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = dict(json.loads(lines[0]), sessionId=session_id)
+    name = f"session-2026-12-01T16-19-{session_id[:8]}.jsonl"
+    (folder / "chats" / name).write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    if registry:
+        path = gemini_home / ".gemini" / "projects.json"
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"projects": {}}
+        data["projects"][owner] = project
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_gemini_061_sessions_by_project_name(homes) -> None:
+    """0.61 names a project's folder after it (projects.json; `.project_root` inside names the owner),
+    and moves the sha256 folders there, `.json` files and all: both layouts are read."""
+    ws, where = homes
+    root = str(ws.resolve())
+    _gemini_session(where["gemini"], "my-project-v2", root, "aaaa0001-main")
+    _gemini_session(where["gemini"], "my-project-v2-1", root + "/src", "aaaa0002-in-subfolder")
+    _gemini_session(where["gemini"], "my-project-v2-2", root + "-other", "aaaa0003-sibling")
+    _gemini_session(where["gemini"], "lost-registry", root, "aaaa0004-marker-only", registry=False)
+    gemini = {i.session_id: i for i in discover(Workspace.open(ws)) if i.agent == "gemini-cli"}
+    assert set(gemini) == {"37b7abef-713d-4522-85f0-8ff15a4e6d17", "aaaa0001-main", "aaaa0002-in-subfolder",
+                           "aaaa0004-marker-only"}
+    assert gemini["aaaa0001-main"].entries == 5 and gemini["aaaa0001-main"].skipped == 0
+
+
+def test_gemini_projects_json_unreadable_is_not_an_error(homes) -> None:
+    ws, where = homes
+    _gemini_session(where["gemini"], "my-project-v2", str(ws.resolve()), "aaaa0001-main")
+    (where["gemini"] / ".gemini" / "projects.json").write_text("{not json", encoding="utf-8")
+    ids = {i.session_id for i in discover(Workspace.open(ws), scan=False) if i.agent == "gemini-cli"}
+    assert "aaaa0001-main" in ids  # found through its folder's .project_root
+
+
 def test_config_homes_override_env(homes, tmp_path: Path) -> None:
     ws, where = homes
     moved = tmp_path / "elsewhere-claude"
