@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.agents import edit
-from memcli.agents.targets import AGENTS, SCOPES, ConfigFile, config_files
+from memcli.agents.targets import AGENTS, SCOPES, ConfigFile, agent_states, config_files, install_notes
 from memcli.atomicio import atomic_delete, atomic_write_text
 from memcli.errors import EXIT_OK, UsageError
 
@@ -39,13 +39,17 @@ class Change:
     new: str | None  # None: delete the file
 
 
-def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
-    if scope not in SCOPES:
-        raise UsageError(f"--scope {scope!r}: choose project or user")
+def _agents(agent: str) -> tuple[str, ...]:
     names = AGENTS if agent == "all" else (agent,)
     if any(name not in AGENTS for name in names):
         raise UsageError(f"--agent {agent!r}: choose one of {', '.join(AGENTS)} or all")
-    return [cf for name in names for cf in config_files(name, scope, root)]
+    return names
+
+
+def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
+    if scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    return [cf for name in _agents(agent) for cf in config_files(name, scope, root)]
 
 
 def _read(path: Path) -> str | None:
@@ -136,6 +140,10 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         print(f"{agent}: nothing to {action}; already {'in place' if action == 'install' else 'removed'}")
     elif action == "install":
         print("Restart the agent to load them; `memcli hooks status` shows what is wired.")
+    if action == "install":
+        for name in _agents(agent):
+            for note in install_notes(name, scope, root):
+                print(f"{name}: {note}")
     return EXIT_OK
 
 
@@ -152,17 +160,27 @@ def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]
     return rows
 
 
+def agent_state_rows(agent: str, scope: str, root: Path | None) -> list[dict[str, str]]:
+    """Each agent's own view of memcli's entries (trusted, approved ...), where its files show it."""
+    return [{"agent": name, "scope": scope, "state": line}
+            for name in _agents(agent) for line in agent_states(name, scope, root)]
+
+
 def run_status(agent: str, root: Path | None, *, as_json: bool = False) -> int:
-    rows = [row for scope in SCOPES if scope == "user" or root is not None
-            for row in collect(agent, scope, root)]
+    scopes = [scope for scope in SCOPES if scope == "user" or root is not None]
+    rows = [row for scope in scopes for row in collect(agent, scope, root)]
+    agent_rows = [row for scope in scopes for row in agent_state_rows(agent, scope, root)]
     on_path = shutil.which("memcli")
     if as_json:
-        print(json.dumps({"memcli_on_path": on_path, "entries": rows}, ensure_ascii=False, indent=2))
+        print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows},
+                         ensure_ascii=False, indent=2))
         return EXIT_OK
     lines = []
     for row in rows:
         lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
                      f"{row['file']}")
+    for row in agent_rows:
+        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']}")
     lines.append(f"memcli on PATH: {on_path or 'no: agents cannot run the hooks; install memcli with pipx'}")
     print("\n".join(lines))
     return EXIT_OK

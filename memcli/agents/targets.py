@@ -12,9 +12,11 @@ docs and source; see docs/agents.md for the versions).
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 AGENTS = ("claude-code", "codex", "gemini")
@@ -113,3 +115,20 @@ def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
         folder = root / ".codex" if scope == "project" and root is not None else _home("CODEX_HOME", ".codex")
         return [ConfigFile(agent, folder / "config.toml", "toml", entries)]
     raise ValueError(agent)
+
+
+def agent_module(agent: str) -> ModuleType:
+    """The module with what is particular to `agent` beyond its entries (memcli/agents/codex.py ...)."""
+    return importlib.import_module(f"memcli.agents.{agent.replace('-', '_')}")
+
+
+def install_notes(agent: str, scope: str, root: Path | None) -> list[str]:
+    """One-line notes `hooks install` prints for `agent`: steps only the user may take."""
+    hook = getattr(agent_module(agent), "install_notes", None)
+    return list(hook(scope, root)) if hook else []
+
+
+def agent_states(agent: str, scope: str, root: Path | None) -> list[str]:
+    """One-line states `hooks status` shows for `agent` (its trust / approval of memcli's entries)."""
+    hook = getattr(agent_module(agent), "states", None)
+    return list(hook(scope, root)) if hook else []

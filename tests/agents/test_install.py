@@ -297,3 +297,24 @@ def test_codex_inline_table_is_reported_not_rewritten(ws: Path, capsys: pytest.C
     assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 2
     assert "mcp_servers is written inline" in capsys.readouterr().err
     assert config.read_text(encoding="utf-8") == text
+
+
+def test_each_agents_module_adds_its_notes_and_states(ws: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The extension point: install and status print what memcli/agents/<agent>.py says for the
+    scope asked, prefixed by the agent, and nothing for an agent that has nothing to say."""
+    from memcli.agents import codex
+
+    monkeypatch.setattr(codex, "install_notes", lambda scope, root: [f"trust me at {scope} ({root.name})"])
+    monkeypatch.setattr(codex, "states", lambda scope, root: [f"{scope} hooks not trusted yet"])
+    assert exit_code("hooks", "install", "--agent", "all", "-w", str(ws)) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "codex: trust me at project (ws)"
+    assert "claude-code: trust" not in out
+    assert exit_code("hooks", "status", "--agent", "codex", "-w", str(ws)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "codex        project  project hooks not trusted yet" in lines
+    assert "codex        user     user hooks not trusted yet" in lines
+    assert exit_code("hooks", "status", "--agent", "codex", "--json", "-w", str(ws)) == 0
+    states = json.loads(capsys.readouterr().out)["agent_states"]
+    assert {"agent": "codex", "scope": "project", "state": "project hooks not trusted yet"} in states
