@@ -1,8 +1,14 @@
 """`memcli mcp` and `memcli context` speed, beside baselines measured in the same run.
 
+Start-up, on the example workspace (issue 26: `initialize` answered within 0.2 s of importing the
+SDK; agents give a server about a second): a fresh `memcli mcp` from process start to `initialize`
+answered and to `tools/list` answered, with its CPU seconds, beside `python -c pass`, a bare import
+of the SDK's low-level server and of its MCPServer, and the same server of a baseline revision
+(`--server-baseline`, default main) run from a `git archive` of it; one run of each per round,
+rounds interleaved, medians. The handshake is written as raw JSON-RPC lines, so no client cost
+is counted.
+
 On generated workspaces (bench/workspace_gen.py) of 500 and 10 000 records:
-  * `memcli mcp` start-up: process start → `initialize` answered → `tools/list` answered, beside
-    the floor set by the interpreter alone and by importing the MCP SDK alone;
   * per-call latency of a warm `memcli_search` (one server, many calls) beside the CLI
     `memcli search --json` (one process per query), same queries;
   * `memcli context`, cold (empty state folder: no layout memo, no decoded tokenizer table) and
@@ -13,11 +19,13 @@ The machine is shared: figures are medians, with CPU seconds (user+sys of the ch
 seconds, since CPU time is what the code costs and wall time includes other processes' load.
 
     python bench/mcp_bench.py [--sizes 500 10000] [--runs 5] [--queries 20] [--baseline REV]
+                              [--server-baseline REV] [--startup-runs 11] [--startup-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -31,6 +39,14 @@ from pathlib import Path
 from workspace_gen import WORDS, generate
 
 REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "workspace"
+HANDSHAKE = (
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+)
 
 
 def child_cpu() -> float:
@@ -49,16 +65,61 @@ def median_of(samples: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
-def baseline_tree(rev: str | None, dest: Path) -> tuple[str, Path] | None:
-    """The baseline revision's source tree, unpacked under `dest`: by default the commit before the
-    one that added the layout memo (memcli/context_memo.py)."""
+def handshake(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(initialize answered, tools/list answered, cpu) seconds of one fresh server: the
+    initialize request is on its stdin when it starts, as an agent writes it at once."""
+    lines = [json.dumps(m).encode() + b"\n" for m in HANDSHAKE]
+    cpu0, t0 = child_cpu(), time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(lines[0])
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline()
+    t_init = time.perf_counter() - t0
+    proc.stdin.write(lines[1] + lines[2])
+    proc.stdin.flush()
+    assert b"memcli_search" in proc.stdout.readline()
+    t_list = time.perf_counter() - t0
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return t_init, t_list, child_cpu() - cpu0
+
+
+def bench_startup(runs: int, base: tuple[str, Path] | None) -> None:
+    """Fresh `memcli mcp` start-up beside its floors and its baseline, rounds interleaved."""
+    py = sys.executable
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    rows: dict[str, list[tuple[float, float]]] = {}
+    servers: dict[str, list[tuple[float, float, float]]] = {}
+    floors = {"python -c pass": "pass",
+              "import mcp.server.lowlevel, mcp.server.stdio": "import mcp.server.lowlevel, mcp.server.stdio",
+              "import mcp.server.mcpserver (SDK floor)": "import mcp.server.mcpserver",
+              "import mcp_types (wire types alone)": "import mcp_types"}
+    targets = {"memcli mcp (this tree)": env}
+    if base is not None:
+        targets[f"memcli mcp (baseline {base[0]})"] = {**env, "PYTHONPATH": str(base[1])}
+    for _ in range(runs):
+        for label, code in floors.items():
+            rows.setdefault(label, []).append(run_timed([py, "-c", code], EXAMPLE, env))
+        for label, target_env in targets.items():
+            servers.setdefault(label, []).append(handshake([py, "-m", "memcli", "mcp"], EXAMPLE, target_env))
+    print(f"\n== memcli mcp start-up, example workspace, median of {runs} interleaved rounds ==")
+    print(f"{'':46}{'initialize':>12}{'tools/list':>12}{'cpu':>10}")
+    for label, samples in rows.items():
+        wall, cpu = median_of(samples)
+        print(f"{label:46}{ms(wall):>12}{'':>12}{ms(cpu):>10}")
+    sdk_wall, sdk_cpu = median_of(rows["import mcp.server.mcpserver (SDK floor)"])
+    for label, samples in servers.items():
+        init, listed, cpu = (statistics.median(s[i] for s in samples) for i in range(3))
+        print(f"{label:46}{ms(init):>12}{ms(listed):>12}{ms(cpu):>10}")
+        print(f"{'  over the SDK import':46}{ms(init - sdk_wall):>12}{ms(listed - sdk_wall):>12}"
+              f"{ms(cpu - sdk_cpu):>10}")
+
+
+def archived_tree(rev: str, dest: Path) -> tuple[str, Path] | None:
+    """`memcli/` of revision `rev`, unpacked under `dest`."""
     git = ["git", "-C", str(REPO)]
-    if rev is None:
-        log = [*git, "log", "--diff-filter=A", "--format=%H", "--", "memcli/context_memo.py"]
-        added = subprocess.run(log, capture_output=True, text=True, check=False).stdout.split()
-        if not added:
-            return None
-        rev = added[-1] + "~1"
     name = subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True, text=True,
                           check=False).stdout.strip()
     if not name:
@@ -69,36 +130,23 @@ def baseline_tree(rev: str | None, dest: Path) -> tuple[str, Path] | None:
     return name, dest
 
 
+def baseline_tree(rev: str | None, dest: Path) -> tuple[str, Path] | None:
+    """The baseline revision's source tree, unpacked under `dest`: by default the commit before the
+    one that added the layout memo (memcli/context_memo.py)."""
+    git = ["git", "-C", str(REPO)]
+    if rev is None:
+        log = [*git, "log", "--diff-filter=A", "--format=%H", "--", "memcli/context_memo.py"]
+        added = subprocess.run(log, capture_output=True, text=True, check=False).stdout.split()
+        if not added:
+            return None
+        rev = added[-1] + "~1"
+    return archived_tree(rev, dest)
+
+
 def server_params(root: Path, env: dict[str, str]):
     from mcp.client.stdio import StdioServerParameters
 
     return StdioServerParameters(command=sys.executable, args=["-m", "memcli", "mcp"], cwd=str(root), env=env)
-
-
-def startup(root: Path, env: dict[str, str], runs: int) -> list[tuple[float, float, float]]:
-    """(initialize, tools/list, cpu) seconds per fresh server."""
-    import anyio
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import stdio_client
-
-    params = server_params(root, env)
-
-    async def once() -> tuple[float, float]:
-        t0 = time.perf_counter()
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    t_init = time.perf_counter() - t0
-                    await client.list_tools()
-                    return t_init, time.perf_counter() - t0
-
-    out = []
-    for _ in range(runs):
-        cpu0 = child_cpu()
-        t_init, t_list = anyio.run(once)
-        out.append((t_init, t_list, child_cpu() - cpu0))
-    return out
 
 
 def search_calls(root: Path, env: dict[str, str], queries: list[str]) -> tuple[float, list[float]]:
@@ -143,15 +191,7 @@ def bench_size(size: int, tmp: Path, runs: int, n_queries: int, base: tuple[str,
         print(f"{label:44}{ms(wall):>14}{ms(cpu) if cpu is not None else '':>14}")
 
     py = sys.executable
-    row("python -c pass (interpreter floor)", *median_of([run_timed([py, "-c", "pass"], root, env)
-                                                          for _ in range(runs)]))
-    row("import the MCP SDK server (SDK floor)",
-        *median_of([run_timed([py, "-c", "import mcp.server.mcpserver"], root, env) for _ in range(runs)]))
     subprocess.run([py, "-m", "memcli", "search", "warm up"], cwd=root, env=env, capture_output=True)  # index
-    starts = startup(root, env, runs)
-    row("memcli mcp: start → initialize answered", statistics.median(s[0] for s in starts),
-        statistics.median(s[2] for s in starts))
-    row("memcli mcp: start → tools/list answered", statistics.median(s[1] for s in starts))
 
     first, warm = search_calls(root, env, queries)
     cli = [run_timed([py, "-m", "memcli", "search", q, "--json"], root, env) for q in queries[:runs * 2]]
@@ -189,11 +229,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--baseline", default=None, help="git revision to compare `memcli context` with")
+    parser.add_argument("--server-baseline", default="main", help="git revision to compare start-up with")
+    parser.add_argument("--startup-runs", type=int, default=11)
+    parser.add_argument("--startup-only", action="store_true", help="measure the server's start-up alone")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        base = baseline_tree(args.baseline, tmp / "baseline")
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        bench_startup(args.startup_runs, archived_tree(args.server_baseline, tmp / "server-baseline"))
+        if args.startup_only:
+            return 0
+        base = baseline_tree(args.baseline, tmp / "baseline")
         for size in args.sizes:
             bench_size(size, tmp, args.runs, args.queries, base)
     return 0

@@ -138,11 +138,12 @@ def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -
     assert "stale anchor" in run(capsys, "search", "job runner", "-w", str(ws))[1]
 
     workspace = Workspace.open(ws)
-    text = tools.read(workspace, "job-runner")
+    text, data = tools.read(workspace, "job-runner")
     assert text.startswith("---\n") and "[memcli] ⚠ stale anchor: src/jobs.py was renamed" in text
-    story = json.loads(tools.read(workspace, "job-runner", why=True).split("[memcli why]\n", 1)[1])
+    assert "src/jobs.py was renamed" in data["stale_anchors"][0]
+    story = json.loads(tools.read(workspace, "job-runner", why=True).text.split("[memcli why]\n", 1)[1])
     assert story["path"] == "knowledge/job-runner.md" and story["history"][0]["subject"] == "knowledge"
-    (first, *_) = json.loads(tools.search(workspace, "job runner"))
+    (first, *_) = tools.search(workspace, "job runner").data["hits"]
     assert "renamed to src/worker.py" in first["stale_anchors"][0]
 
 

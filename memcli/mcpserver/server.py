@@ -5,18 +5,27 @@ The agent starts the server in its project; it serves the workspace found from t
 changed), so what consolidation commits between two calls is seen by the next one. Errors the model
 can act on come back as tool errors (`isError`) with a one-line fix; an unexpected exception is
 logged on stderr and reported to the client as a failed call, and the server keeps serving.
-The server never imports litellm: nothing here calls a model.
+
+Every result carries structured content, a JSON object declared as the tool's outputSchema
+(memcli.mcpserver.shapes), beside its text. Agents give a server about a second to answer
+`initialize` (docs/mcp.md): the executable comes here without Typer (memcli/entry.py), and what
+the tools need (search, context, sessions) is imported at their first call. Importing the SDK
+is most of the start-up; any of its modules imports the whole package, so the high-level
+MCPServer costs no more to load than the low-level Server. The server never imports litellm.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from mcp.types import CallToolResult  # in the tools' annotations, which the SDK evaluates here
 from pydantic import Field
 
 from memcli.errors import EXIT_OK, MemcliError
-from memcli.mcpserver import tools
-from memcli.workspace import Workspace
+from memcli.mcpserver import shapes, tools
+
+if TYPE_CHECKING:
+    from memcli.workspace import Workspace
 
 SERVER_NAME = "memcli"
 INSTRUCTIONS = (
@@ -33,7 +42,7 @@ def build_server(ws: Workspace) -> Any:
     """The MCPServer with the five memcli tools bound to `ws`."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import ToolAnnotations
+    from mcp.types import TextContent, ToolAnnotations
 
     from memcli import __version__
 
@@ -41,65 +50,65 @@ def build_server(ws: Workspace) -> Any:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
 
-    def guarded(fn: Any) -> Any:
-        """memcli errors become tool errors with their own message (the SDK would hide it)."""
-        def call(**kwargs: Any) -> str:
-            try:
-                return fn(**kwargs)
-            except MemcliError as exc:
-                raise ToolError(str(exc)) from None
-        return call
+    def answer(fn: Any, **kwargs: Any) -> CallToolResult:
+        """The reply as structured content and text; memcli errors become tool errors with their
+        own message (the SDK would hide it)."""
+        try:
+            reply = fn(**kwargs)
+        except MemcliError as exc:
+            raise ToolError(str(exc)) from None
+        return CallToolResult(content=[TextContent(type="text", text=reply.text)],
+                              structured_content=reply.data)
 
     @server.tool(description="Search the project memory (decisions, requests, knowledge, summary, "
                  "workflow) and get ranked hits with slug, path and a snippet; then memcli_read one.",
-                 annotations=read_only, structured_output=False)
+                 annotations=read_only)
     def memcli_search(
         query: Annotated[str, Field(description="Words to look for, any language (e.g. 'sqlite backup').",
                                     min_length=1, max_length=500)],
         types: Annotated[list[SearchType], Field(  # no null in schemas: some clients reject anyOf
             description="Only these record types (default: all).")] = [],  # noqa: B006 - never mutated
         limit: Annotated[int, Field(description="How many hits.", ge=1, le=tools.MAX_LIMIT)] = 10,
-    ) -> str:
-        return guarded(tools.search)(ws=ws, query=query, types=types, limit=limit)
+    ) -> Annotated[CallToolResult, shapes.SearchResult]:
+        return answer(tools.search, ws=ws, query=query, types=types, limit=limit)
 
     @server.tool(description="Read one memory record (frontmatter and body) by its slug, e.g. "
                  "'sqlite-backup', or its path, e.g. 'memory/decisions/use-sqlite.md'.",
-                 annotations=read_only, structured_output=False)
+                 annotations=read_only)
     def memcli_read(
         record: Annotated[str, Field(description="A record's slug, or its path under memory/ or knowledge/.",
                                      min_length=1, max_length=512)],
         why: Annotated[bool, Field(description="Also return its story: the commits that changed it and why, "
                                    "its Sources with who said them (user, agent, tool output), who used it.")]
         = False,
-    ) -> str:
-        return guarded(tools.read)(ws=ws, record=record, why=why)
+    ) -> Annotated[CallToolResult, shapes.ReadResult]:
+        return answer(tools.read, ws=ws, record=record, why=why)
 
     budget_default = ws.config.context.budget_tokens
 
     @server.tool(description="Get the project's resident context: the memory summary and the index of "
                  "knowledge to consult, within a token budget. Call it when a task starts.",
-                 annotations=read_only, structured_output=False)
+                 annotations=read_only)
     def memcli_context(
         budget: Annotated[int, Field(description="Token budget.", ge=100, le=200_000)] = budget_default,
-    ) -> str:
-        return guarded(tools.context)(ws=ws, budget=budget)
+    ) -> Annotated[CallToolResult, shapes.ContextResult]:
+        return answer(tools.context, ws=ws, budget=budget)
 
     @server.tool(description="Show the transcript entries a record's Source points to (session id and "
                  "entry range), redacted, to check what was actually said.",
-                 annotations=read_only, structured_output=False)
+                 annotations=read_only)
     def memcli_source(
         session: Annotated[str, Field(description="Session id (or a unique prefix) from a Source.",
                                       min_length=1, max_length=200)],
         start: Annotated[int, Field(description="First entry index of the range.", ge=0)],
         end: Annotated[int, Field(description="Last entry index of the range (inclusive).", ge=0)],
-    ) -> str:
-        return guarded(tools.source)(ws=ws, session=session, start=start, end=end)
+    ) -> Annotated[CallToolResult, shapes.SourceResult]:
+        return answer(tools.source, ws=ws, session=session, start=start, end=end)
 
     @server.tool(description="Ask to keep a decision, request or rule the user stated in project "
                  "memory; it is reviewed and filed after this session (nothing is written now).",
                  annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                             idempotent_hint=False, open_world_hint=False),
-                 structured_output=False)
+                                             idempotent_hint=False, open_world_hint=False))
     def memcli_remember(
         kind: Annotated[Literal["decision", "request", "rule"], Field(
             description="decision: a choice made and settled; request: something the user wants; "
@@ -108,12 +117,24 @@ def build_server(ws: Workspace) -> Any:
                                    min_length=1, max_length=tools.REMEMBER_TEXT_CHARS)],
         why: Annotated[str, Field(description="The reason given, if any.",
                                   max_length=tools.REMEMBER_TEXT_CHARS)] = "",
-    ) -> str:
-        return guarded(tools.remember)(kind=kind, text=text, why=why)
+    ) -> Annotated[CallToolResult, shapes.RememberResult]:
+        return answer(tools.remember, kind=kind, text=text, why=why)
 
     return server
 
 
 def run(ws: Workspace) -> int:
-    build_server(ws).run("stdio")
+    try:
+        build_server(ws).run("stdio")
+    except* BrokenPipeError:
+        pass  # the agent closed its end first: nobody is left to answer
     return EXIT_OK
+
+
+def main(path: str | None) -> int:
+    """The executable's lean path (memcli/entry.py): open the workspace and serve, without Typer."""
+    from pathlib import Path
+
+    from memcli.workspace import Workspace
+
+    return run(Workspace.open(None if path is None else Path(path)))

@@ -1,23 +1,34 @@
 """What each `memcli mcp` tool does, as plain functions over a Workspace (no MCP types here).
 
-Each returns the text the model reads, built by the same library code as the CLI command it mirrors:
-`search` is `memcli search --json`, `context` is `memcli context`, `source` renders entries the way
-`memcli extract` sends them to its model (redacted, tool output cut). A failure the model can act
-on raises `ToolFailure` with a message that says what to do instead.
+Each returns a `Reply`: the object a client reads as structured content (memcli.mcpserver.shapes)
+and the text the model reads, built by the same library code as the CLI command it mirrors:
+`search` is `memcli search --json` (its text the object as JSON), `context` is `memcli context`,
+`source` renders entries the way `memcli extract` sends them to its model (redacted, tool output
+cut). A failure the model can act on raises `ToolFailure` with a message that says what to do.
+Nothing of memcli's core is imported before a tool is called: the server answers the agent's
+handshake first (docs/mcp.md, start-up).
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli.errors import MemcliError
-from memcli.sessions.model import Entry
-from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
 
-SEARCH_TYPES = tuple(k.value for k in Kind)
+if TYPE_CHECKING:
+    from memcli.mcpserver.shapes import (
+        ContextResult,
+        ReadResult,
+        RememberResult,
+        SearchResult,
+        SourceEntry,
+        SourceResult,
+    )
+    from memcli.sessions.model import Entry
+    from memcli.workspace import Workspace
+
 MAX_LIMIT = 50
 SOURCE_MAX_CHARS = 20_000  # one tool result an agent can afford in its context
 ENTRY_MAX_CHARS = 4_000  # one long message or tool output must not crowd out the rest
@@ -29,10 +40,18 @@ class ToolFailure(MemcliError):
     """A tool call the model should correct; the message says how."""
 
 
-def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> str:
+class Reply(NamedTuple):
+    text: str  # what the model reads
+    data: Any  # the structured content: one of memcli.mcpserver.shapes, always an object
+
+
+def _as_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> Reply:
     from memcli.search import search as ranked
     from memcli.search.hit import with_anchor_marks
-    from memcli.search.render import render_json
     from memcli.search.text import query_groups
 
     if not query.strip() or not query_groups(query):
@@ -41,9 +60,10 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
     if not 1 <= limit <= MAX_LIMIT:
         raise ToolFailure(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
     hits = with_anchor_marks(ws.root, ranked(ws, query, types=types or None, limit=limit))
+    data: SearchResult = {"query": query, "hits": [hit.to_json() for hit in hits]}  # type: ignore[misc]
     if not hits:
-        return f"No record matches {query!r}. Try other words, or fewer of them."
-    return render_json(hits)
+        data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."
+    return Reply(_as_json(data), data)
 
 
 def _record_path(ws: Workspace, record: str) -> str:
@@ -61,6 +81,10 @@ def _record_path(ws: Workspace, record: str) -> str:
 
 
 def _slug_path(ws: Workspace, slug: str) -> str:
+    import difflib
+
+    from memcli.workspace import KIND_DIRS, SUMMARY_PATH
+
     if slug == "summary":
         return SUMMARY_PATH
     folders = KIND_DIRS.values()
@@ -75,7 +99,7 @@ def _slug_path(ws: Workspace, slug: str) -> str:
     raise ToolFailure(f"no record with the slug {slug!r}{hint}")
 
 
-def read(ws: Workspace, record: str, why: bool = False) -> str:
+def read(ws: Workspace, record: str, why: bool = False) -> Reply:
     rel = _record_path(ws, record)
     full = ws.root / rel
     if full.is_dir():
@@ -88,30 +112,37 @@ def read(ws: Workspace, record: str, why: bool = False) -> str:
         text = full.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
-    return text + _notes(ws, rel, why)
+    data = _notes(ws, rel, text, why)
+    return Reply(text + _render_notes(data), data)
 
 
-def _notes(ws: Workspace, rel: str, why: bool) -> str:
+def _notes(ws: Workspace, rel: str, text: str, why: bool) -> ReadResult:
     """What memcli knows about the record beyond its text: anchors that no longer hold, and on
     request its story (`memcli why --json`: commits and reasons, Sources with who said them, usage)."""
-    import json
-
     from memcli.anchors import stale_anchors
 
-    out = ""
-    for issue in stale_anchors(ws.root, [rel]).get(rel, []):
-        out += f"\n[memcli] ⚠ stale anchor: {issue.message}"
+    stale = [issue.message for issue in stale_anchors(ws.root, [rel]).get(rel, [])]
+    data: ReadResult = {"path": rel, "text": text, "stale_anchors": stale}
     if why:
         from memcli.why import story
 
-        out += "\n[memcli why]\n" + json.dumps(story(ws, rel).to_json(), ensure_ascii=False, indent=1)
+        data["why"] = story(ws, rel).to_json()
+    return data
+
+
+def _render_notes(data: ReadResult) -> str:
+    out = "".join(f"\n[memcli] ⚠ stale anchor: {message}" for message in data["stale_anchors"])
+    if "why" in data:
+        out += "\n[memcli why]\n" + json.dumps(data["why"], ensure_ascii=False, indent=1)
     return out + ("\n" if out else "")
 
 
-def context(ws: Workspace, budget: int | None = None) -> str:
+def context(ws: Workspace, budget: int | None = None) -> Reply:
     from memcli.context import build_context
 
-    return build_context(ws, budget).text
+    result = build_context(ws, budget)
+    data: ContextResult = result.to_json_dict()  # type: ignore[assignment]
+    return Reply(result.text, data)
 
 
 def _redacted(entry: Entry) -> Entry:
@@ -133,7 +164,7 @@ def _redacted(entry: Entry) -> Entry:
         tool_results=tuple(replace(r, content=redact(r.content)[0]) for r in entry.tool_results))
 
 
-def source(ws: Workspace, session: str, start: int, end: int) -> str:
+def source(ws: Workspace, session: str, start: int, end: int) -> Reply:
     """Entries `start..end` (file lines, as a Source holds them) of a session, as `memcli source`
     prints them, but redacted as `memcli extract` redacts, each cut to ENTRY_MAX_CHARS and at most
     SOURCE_MAX_CHARS in all."""
@@ -146,32 +177,39 @@ def source(ws: Workspace, session: str, start: int, end: int) -> str:
         raise ToolFailure(f"range {start}-{end}: give 0 <= start <= end (entry indices of a Source)")
     info = find_session(ws, session.strip())
     chosen = select(info, (start, end))
-    out = [f"session {info.session_id} ({info.agent}), entries {start}-{end}:"]
-    used = len(out[0])
+    data: SourceResult = {"session": info.session_id, "agent": info.agent, "start": start, "end": end,
+                          "entries": []}
+    head = f"session {info.session_id} ({info.agent}), entries {start}-{end}:"
+    out = [head]
+    used = len(head)
     for entry in chosen:
         text = cut(entry_text(_redacted(entry)), ENTRY_MAX_CHARS)
         if used + len(text) > SOURCE_MAX_CHARS:
             out.append(f"[cut at {SOURCE_MAX_CHARS} characters: call again with start={entry.index} for "
                        "the rest]")
+            data["next_start"] = entry.index
             break
         out.append(text)
+        item: SourceEntry = {"index": entry.index, "text": text}
+        data["entries"].append(item)
         used += len(text) + 1
     if len(out) == 1:
         out.append("(no conversation entries in these lines)")
-    return "\n".join(out)
+    return Reply("\n".join(out), data)
 
 
-def remember(kind: str, text: str, why: str = "") -> str:
+def remember(kind: str, text: str, why: str = "") -> Reply:
     """The acknowledgement: nothing is written; `memcli extract` stages this call from the transcript."""
     if kind not in REMEMBER_KINDS:
         raise ToolFailure(f"kind {kind!r} is not one of: {', '.join(REMEMBER_KINDS)}")
     if not text.strip():
         raise ToolFailure("text is empty; say in one or two sentences what should be kept")
-    return json.dumps({
+    data: RememberResult = {
         "noted": kind,
         "text": text.strip(),
         "why": why.strip(),
         "next": "Kept in this session's transcript: `memcli extract` stages it for review and "
                 "`memcli consolidate` turns it into a memory record. Nothing was written now; "
                 "do not write memory files yourself.",
-    }, ensure_ascii=False)
+    }
+    return Reply(json.dumps(data, ensure_ascii=False), data)

@@ -62,7 +62,7 @@ def test_remember_call_to_a_committed_record(example_ws, fake_llm, tmp_path, mon
     root = init_repo(example_ws)
     home = tmp_path / "claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    ack = tools.remember(**REMEMBER)  # what `memcli mcp` answered the agent
+    ack = tools.remember(**REMEMBER).text  # what `memcli mcp` answered the agent
     write_session(home, root, [
         ("user", user("Let's keep the search index in SQLite next to the data. Remember this.")),
         ("assistant", tool_use("mcp__memcli__memcli_remember", REMEMBER, "toolu_01", "msg_01")),

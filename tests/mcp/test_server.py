@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -62,6 +63,16 @@ def text(result: Any) -> str:
     return "".join(block.text for block in result.content)
 
 
+def structured(result: Any, tool: Any) -> dict[str, Any]:
+    """The result's structured content: an object, valid against the tool's outputSchema, beside a
+    text rendering (clients differ in which one they give the model)."""
+    assert not result.is_error and text(result).strip(), text(result)
+    data = result.structured_content
+    assert isinstance(data, dict), data
+    jsonschema.validate(data, tool.output_schema)
+    return data
+
+
 def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and ".memcli" not in p.parts}
@@ -96,6 +107,8 @@ def test_lists_five_tools_with_schemas_and_annotations(ws: Path) -> None:
         assert "anyOf" not in json.dumps(tool.input_schema)  # some clients reject null unions
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is (tool.name != "memcli_remember")
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
     schemas = {t.name: t.input_schema for t in listed}
     assert schemas["memcli_search"]["required"] == ["query"]
     assert schemas["memcli_source"]["required"] == ["session", "start", "end"]
@@ -105,7 +118,7 @@ def test_lists_five_tools_with_schemas_and_annotations(ws: Path) -> None:
 
 def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
     before = tree(ws)
-    _, _, results = session_calls(ws, [
+    _, listed, results = session_calls(ws, [
         ("memcli_search", {"query": "sqlite backup", "limit": 3}),
         ("memcli_search", {"query": "sqlite", "types": ["decision"]}),
         ("memcli_read", {"record": "sqlite-backup"}),
@@ -117,10 +130,19 @@ def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
         ("memcli_remember", {"kind": "rule", "text": "Run backups daily.", "why": "the user asked"}),
     ], claude_home)
     assert not any(r.is_error for r in results), [text(r) for r in results if r.is_error]
+    by_name = {t.name: t for t in listed}
+    data = [structured(r, by_name[name]) for r, name in zip(results, [
+        "memcli_search", "memcli_search", "memcli_read", "memcli_read", "memcli_read", "memcli_context",
+        "memcli_context", "memcli_source", "memcli_remember"], strict=True)]
     search, decisions, by_slug, by_path, summary, context, small, source, remember = map(text, results)
     cli = subprocess.run([sys.executable, "-m", "memcli", "search", "sqlite backup", "-n", "3", "--json"],
                          cwd=ws, env=_env(), capture_output=True, text=True, check=True)
-    assert search == cli.stdout.strip()  # the same ranking and fields as `memcli search --json`
+    # the same ranking and fields as `memcli search --json`, as an object, in both renderings
+    assert data[0] == json.loads(search) == {"query": "sqlite backup", "hits": json.loads(cli.stdout)}
+    assert data[2]["path"] == "knowledge/sqlite-backup.md" and data[2]["text"] == by_slug
+    assert data[5]["text"] == context and data[6]["budget_tokens"] == 200
+    assert [e["index"] for e in data[7]["entries"]] == [0, 1, 2, 3] and data[7]["session"] == SESSION
+    assert data[8] == json.loads(remember)
     assert '"path": "memory/decisions/use-sqlite-wal.md"' in decisions and '"knowledge"' not in decisions
     assert by_slug == (ws / "knowledge" / "sqlite-backup.md").read_text(encoding="utf-8")
     assert by_path == (ws / "memory" / "decisions" / "use-sqlite-wal.md").read_text(encoding="utf-8")
@@ -158,6 +180,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(
     _, _, (bad, good) = session_calls(ws, [(name, arguments), ("memcli_read", {"record": "wal-mode"})],
                                       claude_home)
     assert bad.is_error and says in text(bad), text(bad)
+    assert bad.structured_content is None  # an error is text alone: no object to validate
     assert not good.is_error and "wal" in text(good).lower()
 
 
@@ -174,13 +197,15 @@ def test_symlink_out_of_the_workspace_is_refused(ws: Path, tmp_path: Path) -> No
 def test_empty_workspace(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     (root / "memory").mkdir(parents=True)
-    _, _, (search, context, read, source) = session_calls(root, [
+    _, listed, (search, context, read, source) = session_calls(root, [
         ("memcli_search", {"query": "anything"}),
         ("memcli_context", {}),
         ("memcli_read", {"record": "anything"}),
         ("memcli_source", {"session": "abc", "start": 0, "end": 0}),
     ], tmp_path / "no-claude")
     assert not search.is_error and "No record matches" in text(search)
+    found = structured(search, next(t for t in listed if t.name == "memcli_search"))
+    assert found["hits"] == [] and "No record matches" in found["message"]
     assert not context.is_error and "memcli context" in text(context)
     assert read.is_error and "no record with the slug 'anything'" in text(read)
     assert source.is_error and "no session" in text(source)

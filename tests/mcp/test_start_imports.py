@@ -1,0 +1,39 @@
+"""`memcli mcp` answers the agent's handshake before it loads anything its tools need: agents give a
+server about a second (docs/mcp.md), and importing the MCP SDK takes most of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "workspace"
+HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+]
+# What the CLI, the tools and the model path load; none of it is needed to say which tools exist.
+HEAVY = ("typer", "memcli.cli", "memcli.search", "memcli.context", "memcli.sessions", "memcli.lint",
+         "memcli.extract", "memcli.anchors", "memcli.tokens", "memcli.records", "litellm", "git", "yaml",
+         "rapidfuzz", "snowballstemmer")
+
+
+def test_the_handshake_loads_none_of_the_tools_modules(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MEMCLI_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "memcli", "mcp"], cwd=EXAMPLE, env=env,
+                          input="".join(json.dumps(m) + "\n" for m in HANDSHAKE), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2] and len(answers[1]["result"]["tools"]) == 5
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "mcp.server.mcpserver" in imported  # the probe sees imports at all
+    loaded = sorted(m for m in imported if any(m == h or m.startswith(h + ".") for h in HEAVY))
+    assert loaded == []
