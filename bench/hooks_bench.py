@@ -1,18 +1,22 @@
 """How long an agent waits for memcli's hooks, side by side with the floor, in one run.
 
-Usage: python bench/hooks_bench.py [--runs 15]
+Usage: python bench/hooks_bench.py [--runs 15] [--baseline main]
 
-Each row starts a fresh process, as the agent does, and reports the median and the fastest of
-`--runs` wall times:
-  floor: python            `python -c pass` (the interpreter's start-up alone)
-  extract --hook (lean)    the `memcli` executable's entry point: reads the payload, starts the
-                           detached worker, exits (what the installed hook runs)
-  extract --hook (Typer)   the same through the full CLI (`python -m memcli extract --hook`), i.e.
-                           without the lean path
-  session-start (claude)   `memcli hooks session-start` on the bundled example workspace
-  memcli context           the same context through `memcli context`
+Each row starts a fresh process, as the agent does; rows are interleaved round by round, and each
+reports the median and the fastest wall time and the median CPU time (user + sys) of `--runs`:
+  floor: python             `python -c pass` (the interpreter's start-up alone)
+  extract --hook (lean)     the `memcli` executable's entry point: reads the payload, starts the
+                            detached worker, exits (what the installed hook runs)
+  extract --hook (Typer)    the same through the full CLI (`memcli.cli`), i.e. without the lean path
+  session-start (lean)      `memcli hooks session-start --agent claude-code` on the bundled example
+                            workspace through the entry point (what the installed hook runs)
+  session-start (Typer)     the same through the full CLI: what the hook ran before the lean path
+  session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
+                            `git archive` of it: before/after in one run
+  memcli context            the same context through `memcli context`
 The payload names a transcript that does not exist in a folder that is no workspace, so the
-detached workers exit at once and nothing is extracted.
+detached workers exit at once and nothing is extracted. Target (issue 24): session start within
+0.3 s of CPU.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,20 +34,37 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = [sys.executable, "-c", "from memcli.entry import main; main()"]
+TYPER = [sys.executable, "-c", "from memcli.cli import main; main()"]
 
 
-def _time(cmd: list[str], stdin: bytes, cwd: Path, runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(cmd, input=stdin, cwd=cwd, capture_output=True, check=True)
-        times.append(time.perf_counter() - start)
-    return times
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _once(cmd: list[str], stdin: bytes, cwd: Path) -> tuple[float, float]:
+    cpu, start = _cpu(), time.perf_counter()
+    subprocess.run(cmd, input=stdin, cwd=cwd, capture_output=True, check=True)
+    return time.perf_counter() - start, _cpu() - cpu
+
+
+def _archive(rev: str, dest: Path) -> tuple[str, Path] | None:
+    """`memcli/` of revision `rev`, unpacked under `dest`."""
+    git = ["git", "-C", str(REPO)]
+    name = subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True, text=True,
+                          check=False).stdout.strip()
+    if not name:
+        return None
+    dest.mkdir(parents=True)
+    archive = subprocess.run([*git, "archive", rev, "memcli"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return name, dest
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", default="main", help="git revision to compare session start with")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")
     example = REPO / "examples" / "workspace"
@@ -52,22 +74,34 @@ def main() -> int:
         hook = json.dumps({"session_id": "bench", "transcript_path": str(where / "none.jsonl"),
                            "cwd": str(where), "hook_event_name": "SessionEnd"}).encode()
         start = json.dumps({"cwd": str(example), "hook_event_name": "SessionStart"}).encode()
+        session_start = ["hooks", "session-start", "--agent", "claude-code"]
         rows = [
-            ("floor: python", [sys.executable, "-c", "pass"], b"", where),
-            ("extract --hook (lean)", [*ENTRY, "extract", "--hook"], hook, where),
-            ("extract --hook (Typer)", [sys.executable, "-m", "memcli", "extract", "--hook"], hook, where),
-            ("session-start (claude)", [*ENTRY, "hooks", "session-start", "--agent", "claude-code"],
-             start, where),
-            ("memcli context", [*ENTRY, "context", "-w", str(example)], b"", where),
+            ("floor: python", [sys.executable, "-c", "pass"], b""),
+            ("extract --hook (lean)", [*ENTRY, "extract", "--hook"], hook),
+            ("extract --hook (Typer)", [*TYPER, "extract", "--hook"], hook),
+            ("session-start (lean)", [*ENTRY, *session_start], start),
+            ("session-start (Typer)", [*TYPER, *session_start], start),
+            ("memcli context", [*ENTRY, "context", "-w", str(example)], b""),
         ]
-        _time(rows[3][1], start, where, 1)  # warm the context caches of the state folder
-        print(f"{'step':<26} {'median s':>9} {'min s':>7} {'x floor':>8}")
-        floor = None
-        for name, cmd, stdin, cwd in rows:
-            times = _time(cmd, stdin, cwd, args.runs)
-            median = statistics.median(times)
-            floor = floor or median
-            print(f"{name:<26} {median:>9.3f} {min(times):>7.3f} {median / floor:>8.2f}")
+        base = _archive(args.baseline, where / "baseline")
+        if base is not None:  # its own path first: `-c` code imports memcli from the archive
+            code = f"import sys; sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()"
+            rows.insert(5, (f"session-start ({base[0]})", [sys.executable, "-c", code, *session_start],
+                            start))
+        _once(rows[3][1], start, where)  # warm the context caches of the state folder
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
+        for _ in range(args.runs):
+            for name, cmd, stdin in rows:
+                times[name].append(_once(cmd, stdin, where))
+        print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
+              f"{args.runs} interleaved rounds")
+        print(f"{'step':<26} {'median s':>9} {'min s':>7} {'x floor':>8} {'cpu s':>7}")
+        floor = statistics.median(w for w, _ in times["floor: python"])
+        for name, samples in times.items():
+            wall = [w for w, _ in samples]
+            median = statistics.median(wall)
+            cpu = statistics.median(c for _, c in samples)
+            print(f"{name:<26} {median:>9.3f} {min(wall):>7.3f} {median / floor:>8.2f} {cpu:>7.3f}")
     return 0
 
 

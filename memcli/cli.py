@@ -387,13 +387,20 @@ def hooks_uninstall(
 
 
 @hooks_app.command("status")
-def hooks_status(agent: AgentOpt = "all", json_out: JsonOpt = False, workspace: WorkspaceOpt = None) -> None:
+def hooks_status(
+    agent: AgentOpt = "all",
+    scope: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--scope", help="project or user (default: both; project only inside a workspace)",
+        show_default=False)] = None,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
     """What is wired, per agent and scope: installed, modified or missing."""
     from memcli.agents.install import run_status
     from memcli.workspace import find_root
 
-    root = _open(workspace).root if workspace else find_root(Path.cwd())
-    raise typer.Exit(run_status(agent, root, as_json=json_out))
+    root = _open(workspace).root if workspace or scope == "project" else find_root(Path.cwd())
+    raise typer.Exit(run_status(agent, root, scope=scope, as_json=json_out))
 
 
 @hooks_app.command("session-start", hidden=True)
@@ -409,12 +416,13 @@ def hooks_capture(
     session: Annotated[Optional[str], typer.Option("--session")] = None,  # noqa: UP045
     transcript: Annotated[Optional[str], typer.Option("--transcript")] = None,  # noqa: UP045
     cwd: Annotated[Optional[str], typer.Option("--cwd")] = None,  # noqa: UP045
+    event: Annotated[Optional[str], typer.Option("--event")] = None,  # noqa: UP045 - hook_event_name
     workspace: WorkspaceOpt = None,
 ) -> None:
-    """(Started by `extract --hook`.) Wait for the session to go idle, then extract it."""
+    """(Started by `extract --hook`.) Extract the session once it has ended or gone idle."""
     from memcli.agents.hookrun import run_capture
 
-    raise typer.Exit(run_capture(cwd, workspace, session, transcript))
+    raise typer.Exit(run_capture(cwd, workspace, session, transcript, event))
 
 
 def main(argv: list[str] | None = None) -> None:

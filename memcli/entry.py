@@ -7,24 +7,44 @@ pre-commit hook runs `memcli lint --paths-only …` on every commit: the same re
 (memcli/lint_hook.py). An agent waits for `memcli extract --hook` at every session end: it only
 reads stdin and starts a detached worker (memcli/agents/hookio.py). An agent gives `memcli mcp`
 about a second to answer its handshake, most of it spent importing the MCP SDK: Typer would add
-a tenth of a second more (memcli/mcpserver/server.py).
+a tenth of a second more (memcli/mcpserver/server.py). Every session start runs `memcli hooks
+session-start`, and the agent waits for its context.
 """
 
 from __future__ import annotations
 
 import sys
 
+WORKSPACE = {"-w": "workspace", "--workspace": "workspace"}
+AGENT = {"-a": "agent", "--agent": "agent"}
 
-def _mcp_workspace(args: list[str]) -> str | None | bool:
-    """`mcp [-w|--workspace PATH]`: the folder asked for (None: found from here), or False for
-    anything else (--help and mistakes go to the CLI, which explains them)."""
-    if not args:
-        return None
-    if len(args) == 2 and args[0] in ("-w", "--workspace"):
-        return args[1]
-    if len(args) == 1 and args[0].startswith("--workspace="):
-        return args[0].split("=", 1)[1]
-    return False
+
+def _options(args: list[str], known: dict[str, str]) -> dict[str, str] | None:
+    """The options of a lean route, each `known` flag at most once (`--flag VALUE`,
+    `--flag=VALUE`); None for anything else: --help and mistakes go to the CLI, which explains
+    them."""
+    out: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        flag, eq, value = rest.pop(0).partition("=")
+        key = known.get(flag)
+        if key is None or key in out or (eq and not flag.startswith("--")):
+            return None
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        out[key] = value
+    return out
+
+
+def _no_pydantic_plugins() -> None:
+    """Looking for pydantic plugins (validation tracers) reads every installed distribution's entry
+    points, ~10% of a lean route; memcli's models have nothing for them to trace. A user's explicit
+    setting still wins."""
+    import os
+
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,27 +58,26 @@ def main(argv: list[str] | None = None) -> None:
 
         parsed = lint_hook.parse(args[1:])
         if parsed is not None:
-            import os
-
             from memcli.boundary import run_guarded
 
-            # Finding pydantic plugins (validation tracers) means reading every installed
-            # distribution's entry points, ~10% of this path; memcli's own models have nothing
-            # for them to trace. A user's explicit setting still wins.
-            os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
+            _no_pydantic_plugins()
             sys.exit(run_guarded(lambda: lint_hook.run(*parsed)))
-    if args[:1] == ["mcp"] and (workspace := _mcp_workspace(args[1:])) is not False:
-        import os
-
+    if args[:1] == ["mcp"] and (opts := _options(args[1:], WORKSPACE)) is not None:
         from memcli.boundary import run_guarded
 
-        # As for lint: looking for pydantic plugins reads every installed distribution's entry
-        # points, ~8% of the SDK's import, and no model here has anything for them to trace.
-        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        _no_pydantic_plugins()
         from memcli.mcpserver.server import main as serve
 
-        sys.exit(run_guarded(lambda: serve(workspace)))  # type: ignore[arg-type]
+        sys.exit(run_guarded(lambda: serve(opts.get("workspace"))))
+    if args[:2] == ["hooks", "session-start"] and (opts := _options(args[2:], WORKSPACE | AGENT)) is not None:
+        from pathlib import Path
+
+        _no_pydantic_plugins()
+        from memcli.agents.hookrun import session_start
+
+        workspace = opts.get("workspace")
+        sys.exit(session_start(opts.get("agent", "claude-code"), getattr(sys.stdin, "buffer", None),
+                               Path(workspace) if workspace is not None else None))
     if args == ["extract", "--hook"]:
         from memcli.agents.hookio import extract_hook
 

@@ -4,7 +4,8 @@ Sessions pending extraction (a dry extract plan), staging files and bytes agains
 `--if-needed` trigger, shared-staging items whose removal from their refs is still pending, who
 holds the consolidation lock, and the last extract and consolidation runs (when, result, tokens,
 cost). A scheduled run that failed or was killed makes `status` exit 1, so monitoring notices
-instead of trusting a silent cron job.
+instead of trusting a silent cron job. Sessions that wait for a model (none configured, or the
+light install without litellm) are a state, not a failure: status says what to set or install.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from memcli.workspace import Workspace
 CLEAR_COMMAND = "memcli staging clear"
 
 
-def _pending_sessions(ws: Workspace) -> dict[str, int]:
-    """What `memcli extract` would do now: sessions and chunks to extract, sessions still active.
-    A dry plan: it reads the sessions and the ledger and changes neither."""
+def _pending_sessions(ws: Workspace) -> tuple[dict[str, int], set[str]]:
+    """What `memcli extract` would do now: sessions and chunks to extract, sessions still active;
+    and the ids of the sessions whose chunks need a model. A dry plan: it reads the sessions and
+    the ledger and changes neither."""
     import datetime as dt
 
     from memcli.extract.ledger import Ledger
@@ -35,8 +37,21 @@ def _pending_sessions(ws: Workspace) -> dict[str, int]:
 
     todo = plan(discover(ws), Ledger.open(ws.state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
                 apply_resets=False)
-    return {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
-            "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}
+    counts = {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
+              "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}
+    return counts, {w.info.session_id for w in todo.work if w.chunk.needs_model}
+
+
+def _waiting_for_model(ws: Workspace, need_model: set[str]) -> dict[str, Any] | None:
+    """Sessions to extract on an install that cannot call a model yet (found here, or left waiting
+    by the capture hook, which may have named a transcript outside the agents' homes), and what
+    would let it."""
+    from memcli.extract.ready import waiting_for_model
+
+    captured = {str(r.get("session")) for r in history.runs(ws, "extract") if r.get("result") == "waiting"}
+    sessions = need_model | captured
+    reason = waiting_for_model(ws) if sessions else None
+    return None if reason is None else {"sessions": len(sessions), "reason": reason}
 
 
 def _pending_removals(ws: Workspace) -> dict[str, Any]:
@@ -78,10 +93,12 @@ def collect(ws: Workspace) -> dict[str, Any]:
     count, size = inputs.staging_stats(ws)
     cfg = ws.config.consolidate
     holder = lock.read_lock(ws)
+    pending, need_model = _pending_sessions(ws)
     return {
         "workspace": str(ws.root),
         "recovered": recovered,
-        "sessions_pending": _pending_sessions(ws),
+        "sessions_pending": pending,
+        "waiting_for_model": _waiting_for_model(ws, need_model),
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
         "shared_staging_pending": _pending_removals(ws),
@@ -111,6 +128,8 @@ def _run_line(run: dict[str, Any] | None) -> str:
     line = f"{when}: {result}; {tokens} tokens, {_cost(run.get('cost_usd'))}"
     if run.get("error"):
         line += f"\n    why: {run['error']}"
+    elif run.get("note"):
+        line += f"\n    {run['note']}"
     return line
 
 
@@ -131,6 +150,9 @@ def run(ws: Workspace, *, json_out: bool = False) -> int:
     pending = data["sessions_pending"]
     lines.append(f"  sessions pending:   {pending['sessions']} ({pending['chunks']} chunks to extract; "
                  f"{pending['waiting']} still active, extracted once idle)")
+    if data["waiting_for_model"]:
+        model = data["waiting_for_model"]
+        lines.append(f"  extraction:         {model['sessions']} session(s) {model['reason']}")
     due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
     lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
                  f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")

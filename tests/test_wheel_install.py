@@ -5,7 +5,8 @@ from the checkout: lint, context, then extract and consolidate against the scrip
 The environment holds no editable install and no repository path. Its third-party dependencies are
 this interpreter's site-packages, appended through a `.pth` line (a plain path entry: the `.pth`
 files inside it, such as an editable install's finder, are not run), so the test needs no network;
-memcli itself comes from the wheel, which the test checks.
+memcli itself comes from the wheel, which the test checks. The light install (`pip install memcli`,
+no `llm` extra) is a second environment whose dependency folder holds everything but litellm.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import time
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.fake_llm import Reply, tool_call
 from support.pipeline import pipeline_config
 
@@ -44,8 +47,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin/ folder of a fresh venv holding memcli installed from a wheel built from the sdist."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """memcli's wheel, built from its sdist."""
     work = tmp_path_factory.mktemp("wheel")
     shutil.copytree(REPO, work / "src", ignore=_IGNORE)  # the build writes build/ and egg-info
     # The sdist, then the wheel built from the unpacked sdist, as `python -m build` does; no isolated
@@ -63,23 +66,58 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         listed = set(whl.namelist())
     assert {f"memcli/prompts/{name}" for name in PROMPTS} <= listed
     assert not any(name.startswith(("prompts/", "tests/")) for name in listed)
+    return wheel
 
-    env_dir = work / "venv"
+
+def _without(folders: list[str], dest: Path, left_out: tuple[str, ...]) -> list[str]:
+    """A folder of links to everything in `folders` but the distributions named `left_out`."""
+    dest.mkdir()
+    for folder in folders:
+        for entry in Path(folder).iterdir():
+            name = entry.name.split("-")[0].split(".")[0].lower()  # litellm, litellm-1.7.dist-info
+            if name not in left_out and not (dest / entry.name).exists():
+                (dest / entry.name).symlink_to(entry)
+    return [str(dest)]
+
+
+def _venv(wheel: Path, env_dir: Path, left_out: tuple[str, ...] = ()) -> Path:
+    """The bin/ folder of a fresh venv holding memcli installed from `wheel`, its dependencies this
+    interpreter's (less the distributions `left_out`)."""
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    deps = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    deps = list(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]))
+    if left_out:
+        deps = _without(deps, env_dir.parent / f"{env_dir.name}-site", left_out)
     (site / "zz-host-dependencies.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
                            "--no-index", str(wheel)], capture_output=True, text=True, env=_clean_env())
     assert done.returncode == 0, done.stderr[-3000:]
-    where = subprocess.run([python, "-c", "import memcli, sys; print(memcli.__file__); print(sys.path)"],
-                           capture_output=True, text=True, check=True, cwd=work, env=_clean_env())
+    where = subprocess.run([python, "-c", "import json, memcli, sys; print(memcli.__file__); "
+                            "print(json.dumps(sys.path))"],
+                           capture_output=True, text=True, check=True, cwd=env_dir, env=_clean_env())
     module, path = where.stdout.splitlines()
     assert Path(module).is_relative_to(site), module
-    assert str(REPO) not in path
+    # the checkout is not importable (its .venv may be: the host's dependencies can live there)
+    assert not any(entry and Path(entry).resolve() == REPO for entry in json.loads(path))
     return env_dir / "bin"
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path) -> Path:
+    return _venv(wheel, wheel.parent.parent / "venv")
+
+
+@pytest.fixture(scope="module")
+def light(wheel: Path) -> Path:
+    """`pip install memcli` without the `llm` extra: litellm cannot be found."""
+    bin_dir = _venv(wheel, wheel.parent.parent / "light", left_out=("litellm",))
+    probe = "import importlib.util as u; print(u.find_spec('litellm'))"
+    found = subprocess.run([bin_dir / "python", "-c", probe], capture_output=True, text=True, check=True,
+                           env=_clean_env())
+    assert found.stdout.strip() == "None"
+    return bin_dir
 
 
 def _memcli(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -162,3 +200,41 @@ def test_extract_and_consolidate_from_the_wheel(installed: Path, workspace: Path
     assert not list((workspace / "memory/_staging").glob("*.json"))
     done = _memcli(installed, workspace, "lint")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_light_install_stages_remember_calls_and_waits_for_a_model(light: Path, workspace: Path,
+                                                                   tmp_path: Path) -> None:
+    """The install the README offers agents: hooks install says capture waits for a model; a
+    session end still stages the session's `memcli_remember` call (no model, no litellm), and
+    `memcli status` shows the state without failing."""
+    (workspace / "memcli.toml").write_text("[extract]\nidle_minutes = 30\n", encoding="utf-8")  # no model
+    done = _memcli(light, workspace, "hooks", "install", "--agent", "claude-code")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ('capture: waiting for a model: set memory.extract_model and pip install "memcli[llm]" '
+            "(memcli_remember calls are staged meanwhile)") in done.stdout.splitlines()
+    remember = {"kind": "decision", "text": "Ship the light install first.", "why": "most users start there"}
+    transcript = write_session(tmp_path / "claude", workspace, [
+        ("user", user("We ship the light install first; remember that.")),
+        ("assistant", tool_use("mcp__memcli__memcli_remember", remember, "toolu_1", "msg_1")),
+        ("user", tool_result("toolu_1", '{"noted": "decision"}')),
+        ("assistant", assistant_text("Noted.", "msg_2")),
+    ])
+    payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(workspace),
+               "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
+    done = subprocess.run([light / "memcli", "extract", "--hook"], input=json.dumps(payload), cwd=workspace,
+                          capture_output=True, text=True, env=_clean_env(), timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    runs = Path(os.environ["MEMCLI_STATE_DIR"]) / "runs.json"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (runs.is_file() and '"waiting"' in runs.read_text()):
+        time.sleep(0.3)
+    (last,) = json.loads(runs.read_text(encoding="utf-8"))["extract"]
+    assert last["result"] == "waiting", last
+    (staged,) = [json.loads(p.read_text(encoding="utf-8"))
+                 for p in (workspace / "memory/_staging").glob("*.json")]
+    assert staged["model"] == "memcli_remember"
+    assert staged["items"]["decisions"][0]["decision"] == remember["text"]
+    done = _memcli(light, workspace, "status")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ("1 session(s) waiting for a model: set memory.extract_model and pip install \"memcli[llm]\""
+            in done.stdout)

@@ -77,6 +77,8 @@ def extract_hook(stream: IO[bytes] | None, workspace: Path | None = None) -> int
         args += ["--workspace", str(workspace)] if workspace else []
         args += ["--session", session] if session else []
         args += ["--transcript", transcript] if transcript else []
+        event = _text(payload, "hook_event_name")
+        args += ["--event", event] if event else []
         detach: dict[str, Any] = {"start_new_session": True}  # out of the agent's process group
         if os.name == "nt":
             detach = {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)

@@ -5,12 +5,18 @@ always exit 0, print nothing the agent would misread, and never block: a payload
 malformed or not JSON means "nothing to do". A bug is still written to the crash log.
 
 `extract --hook` (memcli.agents.hookio) reads the hook's JSON (session id, transcript path,
-working directory), starts a detached worker (new session, no stdin, output to /dev/null) and
-returns at once. The worker (`memcli hooks capture`, hidden) waits until the session has been
-idle for `extract.idle_minutes` (the same window `memcli extract` applies), extracts that one
-session, and records a failure in the run history that `memcli status` shows. One worker per
-session: later hooks of a session that already has one waiting (Codex fires `Stop` after every
-turn) leave it to that worker.
+working directory, event), starts a detached worker (new session, no stdin, output to /dev/null)
+and returns at once. The worker (`memcli hooks capture`, hidden) extracts that one session:
+- after a session end (`SessionEnd`: Claude Code, Gemini CLI) at once, and not at all when the
+  transcript it names was never written (`claude mcp list` ends a "session" that has none);
+- after events that fire while the session goes on (Codex `Stop` after every turn, PreCompact,
+  PreCompress) once it has been idle for `extract.idle_minutes`, the window `memcli extract`
+  applies.
+Its `memcli_remember` calls are staged whether or not a model can extract the rest; an install
+that cannot extract yet (no model set, no litellm) records the session as waiting for a model, a
+state `memcli status` shows, not a failure. Any other failure is recorded for `memcli status`.
+One worker per session: later hooks of a session that already has one waiting leave it to that
+worker.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from memcli.workspace import Workspace, find_root
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
 MAX_WAIT_S = 24 * 3600.0  # a session that never goes idle is extracted after a day anyway
+END_EVENTS = frozenset({"SessionEnd"})  # the session is over: no idle window, no transcript to wait for
 
 
 def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
@@ -129,23 +136,29 @@ def _idle_left(info, idle_minutes: float, now: dt.datetime) -> float:
     return (last + dt.timedelta(minutes=idle_minutes) - now).total_seconds()
 
 
-def _fail(ws: Workspace, started: str, session: str | None, error: str) -> None:
+def _record(ws: Workspace, started: str, session: str | None, result: str, **why: str) -> None:
     history.record(ws, "extract", {"run_id": f"extract-hook-{uuid.uuid4().hex[:12]}",
                                    "started_at": started, "finished_at": history.now(),
-                                   "result": "failed", "trigger": "hook", "session": session,
-                                   "error": error})
+                                   "result": result, "trigger": "hook", "session": session, **why})
+
+
+def _fail(ws: Workspace, started: str, session: str | None, error: str) -> None:
+    _record(ws, started, session, "failed", error=error)
 
 
 def run_capture(cwd: str | None, workspace: Path | None, session: str | None,
-                transcript: str | None) -> int:
+                transcript: str | None, event: str | None = None) -> int:
     """`memcli hooks capture`: the detached worker, for the workspace the session ran in."""
     ws = find_workspace(cwd, workspace)
-    return EXIT_OK if ws is None else capture(ws, session, transcript)
+    return EXIT_OK if ws is None else capture(ws, session, transcript, event=event)
 
 
-def capture(ws: Workspace, session: str | None, transcript: str | None, *,
+def capture(ws: Workspace, session: str | None, transcript: str | None, *, event: str | None = None,
             sleep: Callable[[float], None] = time.sleep) -> int:
-    """Wait for the session to go idle, then extract it."""
+    """Extract the session: at once after its end, else once it has gone idle."""
+    ended = event in END_EVENTS
+    if ended and transcript and not Path(transcript).is_file():
+        return EXIT_OK  # a session that ended without writing anything left nothing to extract
     lock = _lock_path(ws, session, transcript)
     if not _claim(lock):
         return EXIT_OK
@@ -160,7 +173,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *,
                     return 1
                 pause = 5.0
             else:
-                pause = _idle_left(info, ws.config.extract.idle_minutes, dt.datetime.now(dt.UTC))
+                idle = 0.0 if ended else ws.config.extract.idle_minutes
+                pause = _idle_left(info, idle, dt.datetime.now(dt.UTC))
                 if pause <= 0 or waited >= MAX_WAIT_S:
                     break
                 pause = min(pause + 1.0, 300.0)  # re-read: the session may go on meanwhile
@@ -169,8 +183,14 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *,
         from memcli.extract.run import run as extract_run
 
         try:
-            return extract_run(ws, paths=[Path(info.path)], as_json=True)
+            return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
+            from memcli.extract.ready import waiting_for_model
+
+            waiting = waiting_for_model(ws)
+            if waiting is not None:  # a state, not a failure: its memcli_remember calls are staged
+                _record(ws, started, info.session_id, "waiting", note=waiting)
+                return EXIT_OK
             _fail(ws, started, info.session_id, str(exc))
             return exc.exit_code
         except Exception as exc:  # noqa: BLE001 - recorded for `memcli status`, logged in full

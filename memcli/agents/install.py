@@ -141,10 +141,54 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
     elif action == "install":
         print("Restart the agent to load them; `memcli hooks status` shows what is wired.")
     if action == "install":
+        project = root if root is not None else _project_root()
         for name in _agents(agent):
             for note in install_notes(name, scope, root):
                 print(f"{name}: {note}")
+        for warning in twice_wired(agent, project):
+            print(warning)
+        waiting = _capture_waiting(project)
+        if waiting:
+            print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
     return EXIT_OK
+
+
+def _project_root() -> Path | None:
+    from memcli.workspace import find_root
+
+    try:
+        return find_root(Path.cwd())
+    except OSError:
+        return None
+
+
+def _capture_waiting(root: Path | None) -> str | None:
+    """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
+    from memcli.errors import ConfigError
+    from memcli.extract.ready import waiting_for_model
+    from memcli.workspace import Workspace
+
+    try:
+        ws = Workspace.open(root) if root is not None else None
+    except ConfigError:
+        ws = None  # `memcli lint` and every command report a broken config; not install's to judge
+    return waiting_for_model(ws)
+
+
+def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
+    return any(row["state"] != "missing" and str(row["entry"]).endswith(" hook")
+               for row in collect(agent, scope, root))
+
+
+def twice_wired(agent: str, root: Path | None) -> list[str]:
+    """A warning per agent whose memcli hooks are in both its project and its user files: agents
+    run the matching hooks of every file (Codex does, without merging), so each would run twice."""
+    if root is None:
+        return []
+    both = [name for name in _agents(agent)
+            if _hooks_wired(name, "project", root) and _hooks_wired(name, "user", None)]
+    return [f"warning: {name} has memcli's hooks at both project and user scope, so each can run twice; "
+            f"keep one (memcli hooks uninstall --agent {name} --scope user)" for name in both]
 
 
 def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]]:
@@ -166,14 +210,18 @@ def agent_state_rows(agent: str, scope: str, root: Path | None) -> list[dict[str
             for name in _agents(agent) for line in agent_states(name, scope, root)]
 
 
-def run_status(agent: str, root: Path | None, *, as_json: bool = False) -> int:
-    scopes = [scope for scope in SCOPES if scope == "user" or root is not None]
-    rows = [row for scope in scopes for row in collect(agent, scope, root)]
-    agent_rows = [row for scope in scopes for row in agent_state_rows(agent, scope, root)]
+def run_status(agent: str, root: Path | None, *, scope: str | None = None, as_json: bool = False) -> int:
+    """What is wired where; `scope` None: both (project only inside a workspace)."""
+    if scope is not None and scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    scopes = [s for s in SCOPES if (scope is None or s == scope) and (s == "user" or root is not None)]
+    rows = [row for s in scopes for row in collect(agent, s, root)]
+    agent_rows = [row for s in scopes for row in agent_state_rows(agent, s, root)]
+    warnings = twice_wired(agent, root)
     on_path = shutil.which("memcli")
     if as_json:
-        print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows},
-                         ensure_ascii=False, indent=2))
+        print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows,
+                          "warnings": warnings}, ensure_ascii=False, indent=2))
         return EXIT_OK
     lines = []
     for row in rows:
@@ -181,6 +229,7 @@ def run_status(agent: str, root: Path | None, *, as_json: bool = False) -> int:
                      f"{row['file']}")
     for row in agent_rows:
         lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']}")
+    lines.extend(warnings)
     lines.append(f"memcli on PATH: {on_path or 'no: agents cannot run the hooks; install memcli with pipx'}")
     print("\n".join(lines))
     return EXIT_OK

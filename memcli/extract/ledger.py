@@ -6,7 +6,10 @@ and at most one torn last line, which is ignored. Operations, replayed in order:
 - `span`   one chunk extracted: key, session id, range, prompt version, model, staging id, and
            fingerprints of the span's last entry and of the session's first entry;
 - `reset`  the file shrank or was rewritten: forget every span of that key (it is extracted again);
-- `forget` one span is to be extracted again (`extract --stale --redo`).
+- `forget` one span is to be extracted again (`extract --stale --redo`);
+- `staged` one `memcli_remember` call of that key was staged (its staging id): calls are staged
+           as soon as a run sees them, whether or not their chunk can be extracted yet, and never
+           again, even when the chunk around them is extracted later or again.
 
 A key is `<resolved file path>#<session id>`: one file can hold several sessions (Aider), and
 agents reuse a session id across side files (Claude Code subagent files).
@@ -65,6 +68,7 @@ class Ledger:
         self.path = path
         self._lock = threading.Lock()
         self._spans: dict[str, dict[tuple[int, int], Span]] = {}
+        self._staged: dict[str, set[str]] = {}
         self._load()
 
     @classmethod
@@ -92,6 +96,9 @@ class Ledger:
             self._spans.setdefault(key, {})[(span.start, span.end)] = span
         elif op == "reset":
             self._spans.pop(key, None)
+            self._staged.pop(key, None)
+        elif op == "staged":
+            self._staged.setdefault(key, set()).add(str(row["id"]))
         elif op == "forget":
             self._spans.get(key, {}).pop((int(row["range"][0]), int(row["range"][1])), None)
 
@@ -109,6 +116,11 @@ class Ledger:
     def spans(self, key: str) -> list[Span]:
         with self._lock:
             return sorted(self._spans.get(key, {}).values(), key=lambda s: s.start)
+
+    def staged(self, key: str) -> frozenset[str]:
+        """The staging ids of the `memcli_remember` calls of `key` already staged."""
+        with self._lock:
+            return frozenset(self._staged.get(key, ()))
 
     def all_spans(self) -> list[Span]:
         with self._lock:
@@ -137,6 +149,9 @@ class Ledger:
                       "last_index": last.index, "last_fp": fingerprint(last), "first_fp": fingerprint(first),
                       "prompt_version": prompt_version, "model": model, "staging_id": staging_id,
                       "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")})
+
+    def mark_staged(self, key: str, staging_id: str) -> None:
+        self._append({"op": "staged", "key": key, "id": staging_id})
 
     def reset(self, key: str, reason: str) -> None:
         self._append({"op": "reset", "key": key, "reason": reason})

@@ -52,6 +52,11 @@ class Tally:
         elif status == "error" and self.fatal is None:
             self.fatal = error
 
+    def keep(self, items: ExtractedItems) -> None:
+        """Items staged outside a chunk's own result (`memcli_remember` calls staged up front)."""
+        for kind in KINDS:
+            self.items[kind] += len(getattr(items, kind))
+
     def as_dict(self) -> dict[str, Any]:
         p = self.plan
         return {

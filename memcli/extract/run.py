@@ -40,7 +40,9 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False) -> int:
+        redo: bool = False, ended: bool = False) -> int:
+    """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
+    that keeps a running session from being extracted half-way does not apply."""
     from memcli.llm import Gateway, preload, resolve_model
     from memcli.sessions import discover
 
@@ -63,7 +65,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         raise UsageError("--redo goes with --stale")
     infos = discover(workspace, since=since, paths=paths)
     cfg = workspace.config.extract
-    cfg = cfg.model_copy(update={"chunk_tokens": _chunk_tokens(workspace, model, cfg.chunk_tokens)})
+    cfg = cfg.model_copy(update={"chunk_tokens": _chunk_tokens(workspace, model, cfg.chunk_tokens),
+                                 **({"idle_minutes": 0} if ended else {})})
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
         print_dry_run(todo, as_json)
@@ -71,6 +74,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     tally = Tally(todo)
     with pool.one_interrupt():
         if todo.work:
+            # The calls first: they need no model, so no missing model, key or server loses them.
+            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json))
             if gateway is None:
                 gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work))
             _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
@@ -180,18 +185,35 @@ def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace
                 bar.advance(sessions)
 
 
-def _remembered(w: Work, staging_dir: Path) -> tuple[list[str], ExtractedItems]:
-    """Stage the chunk's `memcli_remember` calls, one file each (Source = the call's entry); the
-    ids are fixed by the calls, so a chunk done again rewrites the same files. Called inside the
-    write gate, just before the chunk's ledger line."""
+def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], ExtractedItems]:
+    """Stage the chunk's `memcli_remember` calls not staged yet, one file each (Source = the call's
+    entry), each then marked in the ledger: (the ids of all its calls, the items newly staged).
+    The ids are fixed by the calls, so a run killed between a file and its mark rewrites the same
+    file; once marked, a call is never staged again (consolidation may have used it already)."""
     ids: list[str] = []
     items = ExtractedItems()
+    done = ledger.staged(w.key)
     for call in w.chunk.remembered:
         staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call)
-        write_staging(staging_dir, staging)
         ids.append(staging.id)
+        if staging.id in done:
+            continue
+        write_staging(staging_dir, staging)
+        ledger.mark_staged(w.key, staging.id)
         items = _merged(items, staging.items)
     return ids, items
+
+
+def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool) -> ExtractedItems:
+    """Stage every `memcli_remember` call of the plan before any model is asked for: a light
+    install (no model, no litellm) or a failing model still keeps what the user asked to keep."""
+    items = ExtractedItems()
+    for w in todo.work:
+        items = _merged(items, _remembered(w, staging_dir, ledger)[1])
+    count = sum(len(getattr(items, k)) for k in ExtractedItems.model_fields)
+    if count and not quiet:
+        note(f"extract: staged {count} memcli_remember call(s), which need no model")
+    return items
 
 
 def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
@@ -212,7 +234,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         with gate.writing() as allowed:
             if not allowed:
                 return Result(w, "skipped")
-            ids, kept = _remembered(w, staging_dir)
+            ids, kept = _remembered(w, staging_dir, ledger)
             # Recorded under the mapping that staged it, not the prompt and model: `--stale --redo`
             # after a prompt or model change must not stage (and consolidate) these calls again.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end,
@@ -231,7 +253,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             with gate.writing() as allowed:
                 if not allowed:
                     return Result(w, "skipped")
-                kept = _remembered(w, staging_dir)[1]
+                kept = _remembered(w, staging_dir, ledger)[1]
                 ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                               gateway.model, file_id)
             return Result(w, "recovered", _merged(items, kept))
@@ -251,7 +273,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
-        ids, kept = _remembered(w, staging_dir)  # only now: a failed chunk is done again, calls and all
+        ids, kept = _remembered(w, staging_dir, ledger)
         if _empty(items):
             # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
             # counts toward the consolidation trigger nor costs a consolidation run.

@@ -189,19 +189,36 @@ def test_worker_waits_for_the_idle_window_then_extracts(tmp_path: Path, fake_llm
     assert len(staged(ws)) == 1 and len(fake_llm.requests) == 1
 
 
-def test_worker_failure_is_recorded_for_memcli_status(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_worker_without_a_model_records_a_state_not_a_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("MEMCLI_EXTRACT_MODEL", raising=False)
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
     (root / "memcli.toml").write_text("[extract]\nidle_minutes = 0\n", encoding="utf-8")  # no model set
     ws = Workspace.open(root)
     transcript = _copy("claude-code", tmp_path / "home")
-    assert hookrun.capture(ws, SESSION_IDS["claude-code"], str(transcript)) == 2
+    assert hookrun.capture(ws, SESSION_IDS["claude-code"], str(transcript)) == 0
     last = history.last(ws, "extract")
-    assert last is not None and last["result"] == "failed" and last["trigger"] == "hook"
-    assert "extract_model" in last["error"]
+    assert last is not None and last["result"] == "waiting" and last["trigger"] == "hook"
+    assert last["note"] == "waiting for a model: set memory.extract_model"
     with pytest.raises(SystemExit) as done:
         main(["status", "-w", str(root)])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "extraction:         1 session(s) waiting for a model: set memory.extract_model" in out
+    assert "why:" not in out
+
+
+def test_worker_failure_is_recorded_for_memcli_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_ws(tmp_path / "ws")  # a model is set, but its key is not in the environment
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    transcript = _copy("claude-code", tmp_path / "home")
+    assert hookrun.capture(ws, SESSION_IDS["claude-code"], str(transcript)) == 2
+    last = history.last(ws, "extract")
+    assert last is not None and last["result"] == "failed" and "OPENAI_API_KEY" in last["error"]
+    with pytest.raises(SystemExit) as done:
+        main(["status", "-w", str(ws.root)])
     assert done.value.code == 1
     assert "why: " in capsys.readouterr().out
 
@@ -244,15 +261,68 @@ def test_the_capture_hook_loads_neither_typer_nor_pydantic(tmp_path: Path) -> No
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"[]\n")
 
 
-def test_worker_without_the_llm_extra_records_the_install_line(tmp_path: Path) -> None:
-    """`pip install memcli` without `[llm]`: the hook still returns 0, and the worker's failure says
-    what to install (litellm hidden the way tests/test_llm_extra.py hides it)."""
+def test_worker_without_the_llm_extra_says_what_to_install(tmp_path: Path) -> None:
+    """`pip install memcli` without `[llm]`: the session waits for a model, and the state says what
+    to install (litellm hidden the way tests/test_llm_extra.py hides it)."""
     ws = make_ws(tmp_path / "ws")
     transcript = _copy("claude-code", tmp_path / "home")
     probe = ("import sys\nsys.modules['litellm'] = None\nfrom memcli.cli import main\nmain(sys.argv[1:])\n")
     done = subprocess.run([sys.executable, "-c", probe, "hooks", "capture", "--cwd", str(ws.root),
                            "--session", SESSION_IDS["claude-code"], "--transcript", str(transcript)],
                           capture_output=True, timeout=120)
-    assert done.returncode == 2 and done.stdout == b""
+    assert done.returncode == 0 and done.stdout == b""
     last = history.last(ws, "extract")
-    assert last is not None and last["result"] == "failed" and 'pip install "memcli[llm]"' in last["error"]
+    assert last is not None and last["result"] == "waiting"
+    assert last["note"] == 'waiting for a model: pip install "memcli[llm]"'
+
+
+def test_a_session_end_extracts_at_once_and_a_turn_end_waits_for_the_idle_window(
+        tmp_path: Path, fake_llm) -> None:
+    ws = make_ws(tmp_path / "ws", extract={"idle_minutes": 30})
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    rows = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}", "timestamp": now}
+            for i in range(4)]
+    transcript = write_jsonl(tmp_path / "s.jsonl", rows)
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:  # a turn end: the worker would wait; stop it at its first pause
+        pauses.append(seconds)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        hookrun.capture(ws, None, str(transcript), event="Stop", sleep=sleep)
+    assert pauses and pauses[0] >= 60 and staged(ws) == []  # re-read every 5 minutes at most
+    assert hookrun.capture(ws, None, str(transcript), event="SessionEnd", sleep=sleep) == 0
+    assert len(pauses) == 1 and len(staged(ws)) == 1 and len(fake_llm.requests) == 1
+
+
+def test_a_session_end_without_a_transcript_is_ignored(tmp_path: Path) -> None:
+    """`claude mcp list` fires SessionEnd with a transcript path it never writes: the worker records
+    nothing, at once, and `memcli status` stays green."""
+    ws = make_ws(tmp_path / "ws")
+    started = time.monotonic()
+    done = _memcli(["hooks", "capture", "--cwd", str(ws.root), "--event", "SessionEnd",
+                    "--session", "b1c9d0e2-0000-4000-8000-000000000000",
+                    "--transcript", str(tmp_path / "never-written.jsonl")], None, ws.root)
+    assert (done.returncode, done.stdout) == (0, b"") and time.monotonic() - started < 30
+    assert history.runs(ws, "extract") == [] and not (ws.state_dir / "hooks").exists()
+    assert _memcli(["status", "-w", str(ws.root)], None, ws.root).returncode == 0
+
+
+def test_the_hook_hands_the_event_to_the_worker(tmp_path: Path, fake_llm) -> None:
+    """Through the real detach path: a SessionEnd is extracted at once even inside a long idle
+    window (the transcript was written a moment ago)."""
+    ws = make_ws(tmp_path / "ws", extract={"idle_minutes": 30})
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    rows = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}", "timestamp": now}
+            for i in range(4)]
+    transcript = write_jsonl(tmp_path / "s.jsonl", rows)
+    body = json.dumps({"session_id": "s", "transcript_path": str(transcript), "cwd": str(ws.root),
+                       "hook_event_name": "SessionEnd"}).encode()
+    done = _memcli(["extract", "--hook"], body, ws.root)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert _wait(lambda: (history.last(ws, "extract") or {}).get("result") == "done")
+    assert len(staged(ws)) == 1
+    assert _wait(lambda: not list((ws.state_dir / "hooks").glob("*.pid")))

@@ -51,3 +51,40 @@ def test_agents_md_refresh_recipe_replaces_only_the_block(example_ws: Path, tmp_
     assert text.startswith("# Agents\n\nBefore.\n<!-- memcli:context:start -->\n# tasklist")
     assert text.endswith("nothing cut.)_\n<!-- memcli:context:end -->\nAfter.\n")
     assert "old" not in text and text.count("memcli:context:start") == 1
+
+
+ROUTES = {"lean": "from memcli.entry import main; main()",  # what the installed `memcli` runs
+          "typer": "from memcli.cli import main; main()"}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("how", ["payload", "option", "outside"])
+def test_session_start_prints_the_same_bytes_without_typer(agent: str, how: str, example_ws: Path,
+                                                           tmp_path: Path) -> None:
+    """`memcli hooks session-start` skips the CLI (memcli/entry.py); what the agent reads is the
+    CLI's output, byte for byte."""
+    cwd = tmp_path / "elsewhere" if how == "outside" else example_ws
+    cwd.mkdir(exist_ok=True)
+    args = ["hooks", "session-start", "--agent", agent] + (["-w", str(example_ws)] if how == "option" else [])
+    stdin = json.dumps({"cwd": str(cwd), "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    out = {}
+    for route, code in ROUTES.items():
+        done = subprocess.run([sys.executable, "-c", code, *args], input=stdin, cwd=tmp_path,
+                              capture_output=True, timeout=60)
+        assert (done.returncode, done.stderr) == (0, b""), done.stderr
+        out[route] = done.stdout
+    assert out["lean"] == out["typer"]
+    assert (out["lean"] == b"") is (how == "outside")
+
+
+def test_session_start_loads_neither_the_cli_nor_the_rules(example_ws: Path) -> None:
+    code = ("import atexit, sys\n"
+            "heavy = ('typer', 'memcli.cli', 'memcli.lint.engine', 'memcli.lint.registry', 'litellm',"
+            " 'git')\n"
+            "atexit.register(lambda: print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr))\n"
+            + ROUTES["lean"] + "\n")
+    stdin = json.dumps({"cwd": str(example_ws)}).encode()
+    done = subprocess.run([sys.executable, "-c", code, "hooks", "session-start", "--agent", "claude-code"],
+                          input=stdin, capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith(b"# tasklist")
+    assert done.stderr == b"[]\n"

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from extract.helpers import staged, write_jsonl
+from extract.helpers import make_ws, staged, write_jsonl
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.fake_llm import FakeLLM
 
+from memcli.errors import ConfigError
 from memcli.extract.ledger import LEDGER
 from memcli.extract.remember import MODEL, is_remember
 from memcli.extract.run import run
@@ -130,6 +131,25 @@ def test_no_model_configured_is_fine_when_none_is_needed(tmp_path: Path, monkeyp
     (item,) = staged(ws)
     assert item.items.requests[0].request == "Answer in Japanese. Token [REDACTED:github-token] is for CI."
     assert TOKEN not in (ws.staging_dir / f"{item.id}.json").read_text(encoding="utf-8")
+
+
+def test_calls_are_staged_when_the_rest_waits_for_a_model(
+        fake_llm: FakeLLM, tmp_path: Path, monkeypatch) -> None:
+    """No model configured (as on a light install): the run stops at the model, but the calls of
+    every chunk are staged first; once a model is set, the chunk around them is extracted and the
+    calls, consolidated meanwhile, are not staged a second time."""
+    monkeypatch.delenv("MEMCLI_EXTRACT_MODEL", raising=False)
+    ws = make_ws(tmp_path / "ws", memory={"extract_model": ""})
+    path = claude_session(ws, tmp_path)
+    with pytest.raises(ConfigError, match="no model for extract"):
+        run(ws, paths=[path])
+    (item,) = staged(ws)
+    assert item.model == MODEL and item.items.decisions[0].decision == DECISION["text"]
+    assert fake_llm.calls == 0
+    (ws.staging_dir / f"{item.id}.json").unlink()  # consolidated since
+    ws = make_ws(tmp_path / "ws")
+    assert run(ws, paths=[path]) == 0
+    assert fake_llm.calls == 1 and staged(ws) == []  # the model's answer was empty; no second copy
 
 
 @pytest.mark.parametrize("args", [{"kind": "wish", "text": "x"}, {"kind": "decision", "text": "  "},

@@ -26,13 +26,19 @@ HEAVY = ("typer", "memcli.cli", "memcli.search", "memcli.context", "memcli.sessi
 
 def test_the_handshake_loads_none_of_the_tools_modules(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "MEMCLI_STATE_DIR": str(tmp_path / "state")}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "memcli", "mcp"], cwd=EXAMPLE, env=env,
-                          input="".join(json.dumps(m) + "\n" for m in HANDSHAKE), capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as err:
+        server = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "memcli", "mcp"],
+                                  cwd=EXAMPLE, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=err, text=True)
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("".join(json.dumps(m) + "\n" for m in HANDSHAKE))
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(2)]  # stdin stays open meanwhile
+        server.stdin.close()
+        assert server.wait(timeout=120) == 0
     assert [a["id"] for a in answers] == [1, 2] and len(answers[1]["result"]["tools"]) == 5
-    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+    imported = {line.split("|")[-1].strip() for line in errors.read_text().splitlines()
                 if line.startswith("import time:")}
     assert "mcp.server.mcpserver" in imported  # the probe sees imports at all
     loaded = sorted(m for m in imported if any(m == h or m.startswith(h + ".") for h in HEAVY))
