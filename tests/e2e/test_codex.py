@@ -38,14 +38,18 @@ REMEMBERED = "Keep thirty days of nightly SQLite backups on the NAS."
 
 
 def codex_config(url: str) -> str:
-    """`$CODEX_HOME/config.toml`: the scripted server as the model provider; nothing else is reached
-    (no update check at start, no analytics)."""
+    """`$CODEX_HOME/config.toml`: the scripted server as the model provider, and nothing else reached:
+    no update check at start, no analytics (ab.chatgpt.com), no plugin marketplace sync (github.com,
+    api.github.com, chatgpt.com): what Codex 0.171 contacts otherwise, seen through the proxy log."""
     return f"""model = "scripted-model"
 model_provider = "scripted"
 check_for_update_on_startup = false
 
 [analytics]
 enabled = false
+
+[features]
+plugins = false
 
 [model_providers.scripted]
 name = "scripted"
@@ -116,10 +120,18 @@ def memcli(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedP
     return run(["memcli", *args], root, env, timeout=60)
 
 
-def codex_exec(codex: Path, root: Path, env: dict[str, str], prompt: str) -> None:
-    result = run([str(codex), "exec", "--strict-config", prompt], root, env, timeout=120,
+def proxied(env: dict[str, str], server: ResponsesServer) -> dict[str, str]:
+    """Every proxy variable pointed at the scripted server, so anything Codex (or a hook or MCP server
+    it starts) sends past 127.0.0.1 shows in its log (`outside_requests`)."""
+    names = ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")
+    return {**env, **{name: server.url for name in names}}
+
+
+def codex_exec(codex: Path, root: Path, env: dict[str, str], server: ResponsesServer, prompt: str) -> None:
+    result = run([str(codex), "exec", "--strict-config", prompt], root, proxied(env, server), timeout=120,
                  stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr[-3000:]
+    assert server.outside_requests() == [], server.outside_requests()
 
 
 def memcli_tools(request: Request) -> set[str]:
@@ -164,7 +176,7 @@ def test_codex_end_to_end(project: Path, codex_env: dict[str, str]) -> None:
     with ResponsesServer() as server:
         home.mkdir(parents=True, exist_ok=True)
         (home / "config.toml").write_text(codex_config(server.url), encoding="utf-8")
-        hooks = trust(codex, project, codex_env, hooks=True)
+        hooks = trust(codex, project, proxied(codex_env, server), hooks=True)
         assert sorted(h["eventName"] for h in hooks) == ["preCompact", "sessionStart", "stop"]
         assert {h["trustStatus"] for h in hooks} == {"trusted"}
         status = memcli(project, codex_env, "hooks", "status", "--agent", "codex").stdout
@@ -174,7 +186,7 @@ def test_codex_end_to_end(project: Path, codex_env: dict[str, str]) -> None:
                       Turn(tool="mcp__memcli__memcli_remember",
                            args={"kind": "decision", "text": REMEMBERED, "why": "the NAS holds a month"}),
                       Turn(text="Done."))
-        codex_exec(codex, project, codex_env, "how do I restore last night's backup?")
+        codex_exec(codex, project, codex_env, server, "how do I restore last night's backup?")
         requests = server.model_requests()
     assert len(requests) == 3, [r.path for r in server.requests]
 
@@ -231,8 +243,8 @@ def test_codex_waits_for_a_slow_memcli_mcp(project: Path, codex_env: dict[str, s
     def first_request(prompt: str) -> Request:
         with ResponsesServer() as server:
             (home / "config.toml").write_text(codex_config(server.url), encoding="utf-8")
-            trust(codex, project, env, hooks=False)  # the folder only: the hooks would delay the request
-            codex_exec(codex, project, env, prompt)
+            trust(codex, project, proxied(env, server), hooks=False)  # the folder only: hooks delay a request
+            codex_exec(codex, project, env, server, prompt)
             return server.model_requests()[0]
 
     assert TOOLS <= memcli_tools(first_request("with memcli's wait"))

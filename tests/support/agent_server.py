@@ -77,6 +77,10 @@ class ScriptedServer:
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
         raise NotImplementedError
 
+    def outside_requests(self) -> list[str]:
+        """Hosts the agent tried to reach through the proxy (point HTTPS_PROXY at `url` to see them)."""
+        return [r.path for r in self.requests if r.method == "CONNECT"]
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -97,6 +101,13 @@ class ScriptedServer:
                 server.answer(self, request)
 
             do_GET = do_POST = do_PUT = do_DELETE = _handle  # noqa: N815 - http.server's naming
+
+            def do_CONNECT(self) -> None:  # noqa: N802 - an agent going past its base URL (via *_PROXY)
+                with server._lock:
+                    server.requests.append(Request("CONNECT", self.path, {}, None))
+                self.send_response(403)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet in tests
                 pass

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -22,9 +23,14 @@ _ids = itertools.count(1)
 
 
 class ResponsesServer(ScriptedServer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn_times: list[float] = []  # time.monotonic() when each turn request arrived
+
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
         path = request.path.split("?", 1)[0].rstrip("/")
         if request.method == "POST" and path.endswith("/responses"):
+            self.turn_times.append(time.monotonic())
             send_sse(handler, self.events(self.next_turn(), request.body))
         elif request.method == "GET" and path.endswith("/models"):
             send_json(handler, {"object": "list", "data": [], "models": []})
