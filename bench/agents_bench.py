@@ -1,0 +1,162 @@
+"""How long a real agent takes from its start to its first model request, without memcli and with
+it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
+scripted model server on 127.0.0.1).
+
+Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini} [--runs 7]
+(install the agents first: npm ci --prefix tests/e2e)
+
+Each round runs the agent once in a plain git repository (`without`) and once in a repository after
+`memcli init && memcli hooks install` plus the agent's one-time trust step (`with`), interleaved, so
+machine load hits both alike. The time is from just before the process is started to the arrival of
+its first request for a turn in the server's log. Printed: the median and the fastest of each, and
+the median's ratio with/without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
+from tests.support.agent_server import Turn  # noqa: E402
+
+MEMCLI = Path(sys.executable).parent / "memcli"
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(("ANTHROPIC_",
+                                                                                               "CLAUDE_"))}
+    return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(MEMCLI.parent), str(BIN), env["PATH"]]),
+            "NO_PROXY": "127.0.0.1,localhost", "MEMCLI_STATE_DIR": str(home / "state"), "CI": "1",
+            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@memcli.invalid",
+            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@memcli.invalid"}
+
+
+def _project(base: Path, env: dict[str, str], *, memcli: bool) -> Path:
+    root = base / "proj"
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=env, check=True)
+    if memcli:
+        subprocess.run(["memcli", "init"], cwd=root, env=env, check=True, capture_output=True)
+        (root / "memory" / "decisions" / "use-sqlite-wal.md").write_text(DECISION, encoding="utf-8")
+        (root / "knowledge" / "restore-nightly-backup.md").write_text(KNOWLEDGE, encoding="utf-8")
+    else:
+        (root / "README.md").write_text("# a project\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=root, env=env, check=True)
+    return root
+
+
+def _stop_workers(base: Path, wait: float = 10) -> None:
+    """Capture workers the session-end hook started for this setup: waited for, then stopped."""
+    deadline = time.monotonic() + wait
+    while True:
+        pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and str(base).encode()
+                in _cmdline(p) and b"hooks capture" in _cmdline(p)]
+        if not pids:
+            return
+        if time.monotonic() > deadline:
+            for pid in pids:
+                os.kill(int(pid), 15)
+            return
+        time.sleep(0.2)
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return b""
+
+
+def codex(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+    """`codex exec` with the folder trusted (both setups) and, with memcli, memcli's hooks trusted:
+    the one-time steps a user takes, written through Codex's own app server as in the e2e test."""
+    sys.path.insert(0, str(REPO / "tests"))  # the e2e modules import their helpers as support.*
+    from e2e.test_codex import KEY_VAR, codex_config, trust
+    from support.responses_server import ResponsesServer
+
+    binary = BIN / "codex"
+    setups: dict[str, tuple[Path, dict[str, str]]] = {}
+    for name in ("without", "with"):
+        env = {**_env(base / name / "home"), KEY_VAR: "sk-scripted"}
+        env.pop("CODEX_HOME", None)
+        root = _project(base / name, env, memcli=name == "with")
+        if name == "with":
+            subprocess.run(["memcli", "hooks", "install", "--agent", "codex"], cwd=root, env=env,
+                           check=True, capture_output=True)
+            config = root / "memcli.toml"  # capture at once after Stop: no worker left waiting 30 min
+            text = config.read_text(encoding="utf-8")
+            config.write_text(text.replace("# idle_minutes = 30", "idle_minutes = 0"), encoding="utf-8")
+        home = Path(env["HOME"]) / ".codex"
+        home.mkdir(parents=True)
+        (home / "config.toml").write_text(codex_config("http://127.0.0.1:9"), encoding="utf-8")
+        trust(binary, root, env, hooks=name == "with")
+        setups[name] = (root, env)
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+
+    def once(name: str) -> float:
+        root, env = setups[name]
+        config = Path(env["HOME"]) / ".codex" / "config.toml"
+        server = ResponsesServer()
+        server.script(Turn(text="ok"))
+        with server:  # the user config keeps the trust records; only the provider's URL changes
+            text = config.read_text(encoding="utf-8")
+            config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "{server.url}/v1"', text),
+                              encoding="utf-8")
+            start = time.monotonic()
+            subprocess.run([str(binary), "exec", "hi"], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120, check=True)
+        _stop_workers(base / name)
+        return server.turn_times[0] - start
+
+    return version, _interleave(once, runs)
+
+
+def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
+    once("without"), once("with")  # warm the file cache; not counted
+    times: dict[str, list[float]] = {"without": [], "with": []}
+    for _ in range(runs):
+        for name in times:
+            times[name].append(once(name))
+    return times
+
+
+AGENTS = {"codex": codex}
+BINARIES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", choices=sorted(AGENTS), required=True)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    if not (BIN / BINARIES[args.agent]).exists() or not shutil.which("git"):
+        print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        version, times = AGENTS[args.agent](Path(tmp), args.runs)
+    print(f"{args.agent} {version}: start -> first model request, {args.runs} interleaved runs")
+    print(f"{'':<16} {'median s':>9} {'min s':>7}")
+    for name, values in times.items():
+        print(f"{name + ' memcli':<16} {statistics.median(values):>9.2f} {min(values):>7.2f}")
+    ratio = statistics.median(times["with"]) / statistics.median(times["without"])
+    print(f"with / without: {ratio:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
