@@ -78,9 +78,8 @@ def _status(ws: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
 
 def test_fresh_install_names_both_trust_steps(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == (
-        "codex: trust this folder when Codex asks, then trust memcli's hooks with /hooks: until then "
-        "Codex skips them without a word")
+    assert ("codex: trust this folder when Codex asks, then trust memcli's hooks with /hooks: until then "
+            "Codex skips them without a word") in capsys.readouterr().out.splitlines()
     assert _status(ws, capsys) == [
         "folder not trusted yet in Codex: it ignores .codex/config.toml (memcli's hooks and MCP server) "
         "until you trust it when Codex asks",
