@@ -2,7 +2,7 @@
 it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
 scripted model server on 127.0.0.1).
 
-Usage: python bench/agents_bench.py --agent claude-code|gemini [--runs 7]
+Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini} [--runs 7]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -26,10 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # as pytest's pythonpath: the e2e modules import support.*
 
-from tests.e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
-from tests.support.agent_server import Turn  # noqa: E402
+from e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
+from support.agent_server import Turn  # noqa: E402
 
 MEMCLI = Path(sys.executable).parent / "memcli"
 
@@ -82,8 +83,8 @@ def _cmdline(proc: Path) -> bytes:
 
 
 def claude_code(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
-    from tests.e2e.test_claude_code import accept_trust_dialog, claude_env
-    from tests.support.anthropic_server import AnthropicServer
+    from e2e.test_claude_code import accept_trust_dialog, claude_env
+    from support.anthropic_server import AnthropicServer
 
     claude = BIN / "claude"
     setups: dict[str, tuple[Path, dict[str, str]]] = {}
@@ -112,10 +113,53 @@ def claude_code(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
     return version, _interleave(once, runs)
 
 
+def codex(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+    """`codex exec` with the folder trusted (both setups) and, with memcli, memcli's hooks trusted:
+    the one-time steps a user takes, written through Codex's own app server as in the e2e test."""
+    from e2e.test_codex import KEY_VAR, codex_config, trust
+    from support.responses_server import ResponsesServer
+
+    binary = BIN / "codex"
+    setups: dict[str, tuple[Path, dict[str, str]]] = {}
+    for name in ("without", "with"):
+        env = {**_env(base / name / "home"), KEY_VAR: "sk-scripted"}
+        env.pop("CODEX_HOME", None)
+        root = _project(base / name, env, memcli=name == "with")
+        if name == "with":
+            subprocess.run(["memcli", "hooks", "install", "--agent", "codex"], cwd=root, env=env,
+                           check=True, capture_output=True)
+            config = root / "memcli.toml"  # capture at once after Stop: no worker left waiting 30 min
+            text = config.read_text(encoding="utf-8")
+            config.write_text(text.replace("# idle_minutes = 30", "idle_minutes = 0"), encoding="utf-8")
+        home = Path(env["HOME"]) / ".codex"
+        home.mkdir(parents=True)
+        (home / "config.toml").write_text(codex_config("http://127.0.0.1:9"), encoding="utf-8")
+        trust(binary, root, env, hooks=name == "with")
+        setups[name] = (root, env)
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+
+    def once(name: str) -> float:
+        root, env = setups[name]
+        config = Path(env["HOME"]) / ".codex" / "config.toml"
+        server = ResponsesServer()
+        server.script(Turn(text="ok"))
+        with server:  # the user config keeps the trust records; only the provider's URL changes
+            text = config.read_text(encoding="utf-8")
+            config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "{server.url}/v1"', text),
+                              encoding="utf-8")
+            start = time.monotonic()
+            subprocess.run([str(binary), "exec", "hi"], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120, check=True)
+        _stop_workers(base / name)
+        return server.turn_times[0] - start
+
+    return version, _interleave(once, runs)
+
+
 def gemini(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
     """Gemini CLI headless (`gemini -p`), which waits for its MCP servers before the first request."""
-    from tests.e2e.test_gemini import gemini_env, trust_folder, user_settings
-    from tests.support.gemini_server import GeminiServer
+    from e2e.test_gemini import gemini_env, trust_folder, user_settings
+    from support.gemini_server import GeminiServer
 
     binary = BIN / "gemini"
     setups: dict[str, tuple[Path, dict[str, str]]] = {}
@@ -155,7 +199,8 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
     return times
 
 
-AGENTS = {"claude-code": claude_code, "gemini": gemini}
+AGENTS = {"claude-code": claude_code, "codex": codex, "gemini": gemini}
+BINARIES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
 
 
 def main() -> int:
@@ -163,7 +208,7 @@ def main() -> int:
     parser.add_argument("--agent", choices=sorted(AGENTS), required=True)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    if not BIN.is_dir() or not shutil.which("git"):
+    if not (BIN / BINARIES[args.agent]).exists() or not shutil.which("git"):
         print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:

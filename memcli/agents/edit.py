@@ -86,7 +86,11 @@ def install(cf: ConfigFile, text: str) -> str:
             text = _remove_member(cf, text, entry)
         elif state != "missing":
             continue
-        if cf.fmt == "toml":
+        if cf.fmt == "toml" and _top_level_value(entry):
+            doc = _toml_doc(cf, text)  # tomlkit puts a bare key before the first [table]
+            _toml_add(doc, entry)
+            text = doc.as_string()
+        elif cf.fmt == "toml":
             text = _toml_append(cf, text, entry)
         else:
             text = jsonedit.insert(_json_doc(cf, text), list(entry.path), entry.key, entry.value)
@@ -133,8 +137,8 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
     if found is None:
         return None
     if entry.key is not None:
-        if entry.key not in found:
-            return None
+        if entry.key not in found or (_top_level_value(entry) and found[entry.key] != entry.value):
+            return None  # a setting of the user's own value is theirs, not memcli's
         return path, (list(found).index(entry.key) if cf.fmt == "json" else entry.key)
     for i, group in enumerate(found):
         if isinstance(entry.value, str) and entry.is_ours(group):
@@ -146,6 +150,11 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
             return path, i
         return [*path, i, "hooks"], mine[-1]
     return None
+
+
+def _top_level_value(entry: Entry) -> bool:
+    """A plain setting at the top of the file (Codex's `mcp_optional_startup_grace_ms`)."""
+    return not entry.path and entry.key is not None and not isinstance(entry.value, dict)
 
 
 # ---- TOML ---------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ docs and source; see docs/agents.md for the versions).
   `~/.claude/settings.json`), MCP server in `.mcp.json` (user: `~/.claude.json`) with `alwaysLoad`,
   so its tools are in the first request (memcli/agents/claude_code.py says why). SessionStart
   stdout is added to the context as is.
-- Codex CLI: hooks and `[mcp_servers.memcli]` in `.codex/config.toml` (user: `~/.codex/config.toml`).
+- Codex CLI: hooks, `[mcp_servers.memcli]` and the wait for MCP servers at start
+  (`mcp_optional_startup_grace_ms`) in `.codex/config.toml` (user: `~/.codex/config.toml`).
   Codex has no session-end hook: capture runs on `Stop` (end of each turn) and `PreCompact`, and
   waits for the idle window, so a session still going on is extracted once it has gone quiet.
 - Gemini CLI: hooks (SessionStart, SessionEnd) and `mcpServers` in `.gemini/settings.json` (user:
@@ -140,7 +141,11 @@ def config_files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
         assert base is not None
         return [ConfigFile(agent, base / ".gemini" / "settings.json", "json", entries, retired)]
     if agent == "codex":
-        entries = (_hook("SessionStart", start, marker, 30), _hook("Stop", CAPTURE, CAPTURE, 10),
+        # Codex 0.171 leaves an optional MCP server's tools out of a session's first request when the
+        # server is not up within `mcp_optional_startup_grace_ms` (default 1000 ms); `required = true`
+        # would instead refuse to start any session where `memcli` is missing (docs/agents.md).
+        entries = (Entry("MCP start-up wait", (), "mcp_optional_startup_grace_ms", 10_000, ""),
+                   _hook("SessionStart", start, marker, 30), _hook("Stop", CAPTURE, CAPTURE, 10),
                    _hook("PreCompact", CAPTURE, CAPTURE, 10), _mcp("mcp_servers"))
         folder = root / ".codex" if scope == "project" and root is not None else _home("CODEX_HOME", ".codex")
         return [ConfigFile(agent, folder / "config.toml", "toml", entries)]

@@ -17,7 +17,7 @@ from typing import Any
 
 from memcli.sessions.model import SessionInfo
 
-VERSION = 2
+VERSION = 2  # bump whenever an adapter reads a format differently: cached counts would be stale
 FILE_NAME = "sessions-scan.json"
 
 

@@ -7,11 +7,14 @@ Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
 - `response_item` user messages that carry AGENTS.md, `<environment_context>` and similar wrappers,
   and `developer` messages, are injected (role user / system).
 - assistant `message` → assistant (`phase: final_answer` → final); `function_call` / `custom_tool_call`
-  / `web_search_call` / `local_shell_call` → assistant with one tool call (JSON-string arguments parsed);
+  / `web_search_call` / `local_shell_call` → assistant with one tool call (JSON-string arguments parsed;
+  an MCP tool's `namespace`, Codex 0.171's `mcp__<server>`, joins its name: `mcp__memcli__memcli_search`);
   `*_output` → role tool with one result, injected.
-- `session_meta`, `turn_context`, `reasoning`, the other known `event_msg`s (agent_message duplicates
-  the assistant message; token_count feeds the token total) are ignored; a `response_item` or
-  `event_msg` type memcli does not know is counted as skipped (`unknown-response_item` / `unknown-event_msg`).
+- Codex 0.171 writes no `user_message` event: the prompt is the `response_item` user message alone.
+- `session_meta`, `turn_context`, `world_state`, `token_usage_record`, `reasoning`, the other known
+  `event_msg`s (agent_message duplicates the assistant message; token_count feeds the token total) are
+  ignored; a `response_item` or `event_msg` type memcli does not know is counted as skipped
+  (`unknown-response_item` / `unknown-event_msg`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ from memcli.sessions.resume import Cursor
 
 AGENT = "codex"
 RESUMABLE = True
-KINDS = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+# world_state and token_usage_record: since Codex 0.171 (the tool world for the turn; per-request usage,
+# which token_count events repeat)
+KINDS = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
+         "token_usage_record"}
 _INJECTED = re.compile(
     r"^\s*(# AGENTS\.md instructions|<(environment_context|user_instructions|permissions instructions|"
     r"user_shell_command|turn_aborted|INSTRUCTIONS)\b)"
@@ -51,7 +57,7 @@ _IGNORED_EVENTS = {
     "entered_review_mode", "exited_review_mode", "context_compacted", "item_started", "item_completed",
     "raw_response_item", "undo_started", "undo_completed", "deprecation_notice", "user_shell_command",
     "get_history_entry_response", "mcp_list_tools_response", "list_custom_prompts_response",
-    "conversation_path", "mcp_startup_update", "mcp_startup_complete",
+    "conversation_path", "mcp_startup_update", "mcp_startup_complete", "thread_settings_applied",
 }
 
 
@@ -77,7 +83,11 @@ def _call(payload: dict[str, Any]) -> ToolCall:
     kind = payload.get("type")
     call_id = payload.get("call_id") or payload.get("id")
     if kind == "function_call":
-        return ToolCall(str(payload.get("name", "?")), tool_arguments(payload.get("arguments")), call_id)
+        name = str(payload.get("name", "?"))
+        space = payload.get("namespace")  # an MCP server's tools: namespace mcp__memcli, name memcli_search
+        if isinstance(space, str) and space and not name.startswith(space):
+            name = f"{space}__{name}"
+        return ToolCall(name, tool_arguments(payload.get("arguments")), call_id)
     if kind == "custom_tool_call":
         return ToolCall(str(payload.get("name", "?")), text_of(payload.get("input")), call_id)
     if kind == "web_search_call":

@@ -265,7 +265,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
-    assert set(user.values()) == {"installed"} and len(user) == 16 and project == {"missing"}
+    assert set(user.values()) == {"installed"} and len(user) == 17 and project == {"missing"}
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
@@ -295,8 +295,25 @@ def test_codex_blocks_go_at_the_end_and_leave_the_users_tables_in_place(ws: Path
     config = _write(ws / ".codex" / "config.toml", CODEX_CONFIG)
     assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
     text = config.read_text(encoding="utf-8")
-    assert text.startswith(CODEX_CONFIG + "\n[[hooks.SessionStart]]\n")
+    grace = "mcp_optional_startup_grace_ms = 10000\n"  # a top-level key: before the first [table]
+    head, tables = CODEX_CONFIG.split("\n\n", 1)
+    assert text.startswith(f"{head}\n{grace}\n{tables}\n[[hooks.SessionStart]]\n")
     assert text.endswith('[mcp_servers.memcli]\ncommand = "memcli"\nargs = ["mcp"]\n')
+    assert tomllib.loads(text)["mcp_optional_startup_grace_ms"] == 10_000
+    assert exit_code("hooks", "uninstall", "--agent", "codex", "-w", str(ws)) == 0
+    assert config.read_text(encoding="utf-8") == CODEX_CONFIG
+
+
+def test_codex_keeps_the_users_own_mcp_wait(ws: Path) -> None:
+    """A wait the user chose is theirs: install leaves it, and uninstall (the file edited since,
+    so no backup restores it) does not take it away."""
+    own = "mcp_optional_startup_grace_ms = 0  # wait for each server's startup_timeout_sec\n"
+    config = _write(ws / ".codex" / "config.toml", own)
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    assert config.read_text(encoding="utf-8").startswith(own + "\n[[hooks.SessionStart]]")
+    config.write_text("# edited\n" + config.read_text(encoding="utf-8"), encoding="utf-8")
+    assert exit_code("hooks", "uninstall", "--agent", "codex", "-w", str(ws)) == 0
+    assert config.read_text(encoding="utf-8") == "# edited\n" + own
 
 
 def test_codex_inline_table_is_reported_not_rewritten(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.e2e.conftest import agent_binary, run
-from tests.support.agent_server import Turn
-from tests.support.anthropic_server import AnthropicServer
+from e2e.conftest import agent_binary, run
+from support.agent_server import Turn
+from support.anthropic_server import AnthropicServer
 
 TOOLS = {f"mcp__memcli__{name}" for name in
          ("memcli_search", "memcli_read", "memcli_context", "memcli_source", "memcli_remember")}

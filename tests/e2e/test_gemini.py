@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import agent_binary, run
-from tests.support.agent_server import Request, Turn
-from tests.support.gemini_server import GeminiServer
+from e2e.conftest import agent_binary, run
+from support.agent_server import Request, Turn
+from support.gemini_server import GeminiServer
 
 PROMPT = "How do we back up the database? And from now on we lint with ruff, please keep that."
 SEARCH = Turn(text="Let me look that up.", tool="mcp_memcli_memcli_search", args={"query": "sqlite backup"})

@@ -37,7 +37,8 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
     # message on line 9 and completes it on line 11: the Source spans both)
     remembered = [(f.source.session_id, f.source.range) for f in staged(ws) if f.model == remember.MODEL]
     e2e_calls = {"claude-code": [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))],
-                 "gemini-cli": [("3b726bda-21bf-415f-8abd-498c40c008e8", (9, 11))]}
+                 "gemini-cli": [("3b726bda-21bf-415f-8abd-498c40c008e8", (9, 11))],
+                 "codex": [("01a23270-2195-7373-8aab-88da5a3bd4a7", (15, 15))]}
     assert remembered == e2e_calls.get(sub, [])
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()

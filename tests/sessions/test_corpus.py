@@ -17,6 +17,8 @@ CODEMIE = CC / "codemie-ai__codemie-code"
 E2E = CC / "memcli-e2e" / "0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35.jsonl"
 CODEX = FIX / "codex" / "codemie-ai__codemie-code" / (
     "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
+CODEX_171 = FIX / "codex" / "memcli-e2e" / (
+    "rollout-2026-12-01T16-28-59-01a23270-2195-7373-8aab-88da5a3bd4a7.jsonl")
 GEMINI = FIX / "gemini-cli" / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
 AIDER = FIX / "aider" / "Aider-AI__aider" / "chat-history.md"
 
@@ -218,6 +220,27 @@ def test_codex_rollout_prompts_are_exactly_the_typed_ones() -> None:
     assert stats.skipped == 0 and stats.tokens > 0
     assert_paired([e for e in entries if not any(c.name == "web_search" for c in e.tool_calls)])
     assert_indices_are_lines(CODEX, entries)
+
+
+def test_codex_0171_rollout_from_the_e2e_suite() -> None:
+    """Codex 0.171 (tests/e2e/test_codex.py): no user_message event, new top-level kinds
+    (world_state, token_usage_record), MCP calls named by namespace + function; none is skipped."""
+    info, entries, stats = read(CODEX_171)
+    assert (info.session_id, info.extra["cli_version"]) == ("01a23270-2195-7373-8aab-88da5a3bd4a7", "0.171.0")
+    assert prompts(entries) == [(8, "how do I restore last night's backup?")]
+    by_index = {e.index: e for e in entries}
+    assert by_index[7].role == "system" and by_index[7].injected  # memcli's SessionStart context
+    assert by_index[7].text.startswith("# Project memory")
+    calls = [(c.name, c.arguments) for e in entries for c in e.tool_calls]
+    remembered = {"kind": "decision", "text": "Keep thirty days of nightly SQLite backups on the NAS.",
+                  "why": "the NAS holds a month"}
+    assert calls == [("mcp__memcli__memcli_search", {"query": "restore the nightly backup"}),
+                     ("mcp__memcli__memcli_remember", remembered)]
+    assert "restore-nightly-backup" in by_index[13].tool_results[0].content
+    assert [e.text for e in entries if e.role == "assistant" and e.text] == ["Done."]
+    assert stats.skipped == 0 and stats.tokens == 330
+    assert_paired(entries)
+    assert_indices_are_lines(CODEX_171, entries)
 
 
 def test_codex_environment_context_and_reverse_order_twins(tmp_path: Path) -> None:

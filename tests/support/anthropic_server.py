@@ -22,7 +22,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.agent_server import Request, ScriptedServer, Turn, send_json, send_sse
+from support.agent_server import Request, ScriptedServer, Turn, send_json, send_sse
 
 _ids = itertools.count(1)
 

@@ -19,7 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.agent_server import Request, ScriptedServer, Turn, send_json, send_sse
+from support.agent_server import Request, ScriptedServer, Turn, send_json, send_sse
 
 _ACTION = re.compile(r"^/v1(?:beta|alpha)?/models/([^:/?]+):(\w+)")
 USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
