@@ -16,7 +16,8 @@ Its `memcli_remember` calls are staged whether or not a model can extract the re
 that cannot extract yet (no model set, no litellm) records the session as waiting for a model, a
 state `memcli status` shows, not a failure. Any other failure is recorded for `memcli status`.
 One worker per session: later hooks of a session that already has one waiting leave it to that
-worker.
+worker; a session end among them tells it (a marker beside its lock) to stop waiting and extract at
+once, as if it had been started by that end.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from memcli.workspace import Workspace, find_root
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
 MAX_WAIT_S = 24 * 3600.0  # a session that never goes idle is extracted after a day anyway
+POLL_S = 1.0  # how often a waiting worker looks for the end marker a later session end leaves
 
 
 def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
@@ -80,6 +82,19 @@ def session_start(agent: str, stream: IO[bytes] | None, workspace: Path | None =
 def _lock_path(ws: Workspace, session: str | None, transcript: str | None) -> Path:
     key = hashlib.sha256(f"{session}\0{transcript}".encode()).hexdigest()[:16]
     return ws.state_dir / "hooks" / f"capture-{key}.pid"
+
+
+def _ended_marker(lock: Path) -> Path:
+    return lock.with_suffix(".ended")
+
+
+def _napper(marker: Path) -> Callable[[float], None]:
+    """A sleep that returns early once `marker` exists (the session ended meanwhile)."""
+    def nap(seconds: float) -> None:
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0 and not marker.exists():
+            time.sleep(min(left, POLL_S))
+    return nap
 
 
 def _claim(path: Path) -> bool:
@@ -155,20 +170,26 @@ def run_capture(cwd: str | None, workspace: Path | None, session: str | None,
 
 
 def capture(ws: Workspace, session: str | None, transcript: str | None, *, event: str | None = None,
-            sleep: Callable[[float], None] = time.sleep) -> int:
+            sleep: Callable[[float], None] | None = None) -> int:
     """Extract the session: at once after its end, else once it has gone idle."""
     ended = event in END_EVENTS
     if ended and transcript and not Path(transcript).is_file():
         return EXIT_OK  # a session that ended without writing anything left nothing to extract
     lock = _lock_path(ws, session, transcript)
+    marker = _ended_marker(lock)
     if not _claim(lock):
+        if ended:  # the worker already waiting (started by a PreCompact, say) need wait no longer
+            with contextlib.suppress(OSError):
+                marker.touch()
         return EXIT_OK
+    sleep = sleep or _napper(marker)
     from memcli import history  # the session-start path has no use for it
 
     started = history.now()
     try:
         waited = 0.0
         while True:
+            ended = ended or marker.exists()
             info = _locate(ws, session, transcript)
             if info is None:
                 if waited >= FIND_WAIT_S:
@@ -204,5 +225,7 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                   f"details in {log}")
             return 3
     finally:
+        with contextlib.suppress(OSError):
+            marker.unlink()
         with contextlib.suppress(OSError):
             lock.unlink()

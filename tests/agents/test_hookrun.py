@@ -314,6 +314,50 @@ def test_a_session_end_extracts_at_once_and_a_turn_end_waits_for_the_idle_window
     assert len(pauses) == 1 and len(staged(ws)) == 1 and len(fake_llm.requests) == 1
 
 
+def test_a_session_end_stops_the_wait_of_a_worker_already_waiting(tmp_path: Path, fake_llm) -> None:
+    """A PreCompact (or Codex Stop) worker waits out the idle window; when the session then ends, its
+    SessionEnd hook finds that worker, and tells it to extract at once instead of starting another."""
+    ws = make_ws(tmp_path / "ws", extract={"idle_minutes": 30})
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    rows = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}", "timestamp": now}
+            for i in range(4)]
+    transcript = write_jsonl(tmp_path / "s.jsonl", rows)
+    lock = hookrun._lock_path(ws, None, str(transcript))
+    waiting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:  # the SessionEnd hook while another worker holds the session: it leaves the marker, no more
+        lock.parent.mkdir(parents=True)
+        lock.write_text(str(waiting.pid))
+        assert hookrun.capture(ws, None, str(transcript), event="SessionEnd") == 0
+        assert staged(ws) == [] and fake_llm.requests == []
+        assert hookrun._ended_marker(lock).exists()
+    finally:
+        waiting.kill()
+        waiting.wait()
+    lock.unlink()
+    hookrun._ended_marker(lock).unlink()  # now the same from the waiting worker's side, which
+    pauses: list[float] = []  # started before the end
+
+    def sleep(seconds: float) -> None:  # the waiting worker, seen from inside: the end arrives
+        pauses.append(seconds)
+        hookrun._ended_marker(lock).touch()
+
+    assert hookrun.capture(ws, None, str(transcript), event="PreCompact", sleep=sleep) == 0
+    assert len(pauses) == 1 and pauses[0] >= 60  # it was waiting for the idle window...
+    assert len(staged(ws)) == 1 and len(fake_llm.requests) == 1  # ...and extracted at the end's word
+    assert not hookrun._ended_marker(lock).exists() and not lock.exists()
+
+
+def test_the_waiting_workers_sleep_ends_when_the_marker_appears(tmp_path: Path) -> None:
+    import threading
+
+    marker = tmp_path / "capture.ended"
+    threading.Timer(0.3, marker.touch).start()
+    started = time.monotonic()
+    hookrun._napper(marker)(60.0)
+    assert time.monotonic() - started < 10  # not the minute it was asked to sleep
+
+
 def test_a_session_end_without_a_transcript_is_ignored(tmp_path: Path) -> None:
     """`claude mcp list` fires SessionEnd with a transcript path it never writes: the worker records
     nothing, at once, and `memcli status` stays green."""
