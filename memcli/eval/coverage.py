@@ -2,9 +2,10 @@
 
 A record holds a repeated instruction when
 
-* **its text covers it**: one of its passages (description, a paragraph, a list item:
-  features.passages) contains at least `COVER` of the weight of one of the user's wordings
-  (detect.Weights.containment), a content feature among them — or, with an embedding model, a
+* **its text covers it**: one of its passages (a line, a list item, or two adjacent ones:
+  features.passages) holds at least `COVER` of the weight of the content of one of the user's
+  wordings (its words, code and Japanese, idf-weighted; not the words that shape a rule, such as
+  "not", "always", "use", "instead", which are said in many ways) — or, with an embedding model, a
   passage is at cosine `COVER_MEANING` or more from a wording; or
 * **its Sources point into an occurrence** (same session, overlapping entry range) *and* it is about
   it: a Source as narrow as `NARROW` lines (a `memcli_remember` call, an item `memcli eval --stage`
@@ -101,20 +102,20 @@ class MemoryAt:
         self._vectors: Any = None
 
     def _best(self, wording: Features) -> dict[int, float]:
-        """Record index → the largest share of `wording` one of its passages holds (content shared)."""
-        vec = self.weights.vector(wording)
+        """Record index → the largest share of `wording`'s content one of its passages holds (the
+        words that shape a rule — not, always, use, instead — are said in many ways and do not count)."""
+        vec = {f: w for f, w in self.weights.vector(wording).items() if f not in self.weights.function}
         total = sum(w * w for w in vec.values())
+        if not total:
+            return {}
         acc: dict[int, float] = defaultdict(float)
-        content: set[int] = set()
         for f, w in vec.items():
             for pid in self.postings.get(f, ()):
                 acc[pid] += w * w
-                if f not in self.weights.function:
-                    content.add(pid)
         best: dict[int, float] = {}
-        for pid in content:
+        for pid, held in acc.items():
             ri = self._owner[pid]
-            best[ri] = max(best.get(ri, 0.0), acc[pid] / total if total else 0.0)
+            best[ri] = max(best.get(ri, 0.0), held / total)
         return best
 
     def _by_meaning(self, texts: list[str]) -> set[int]:

@@ -66,7 +66,9 @@ class Weights:
     def related(self, a: Features, b: Features, score: float) -> bool:
         """Whether two statements `score` alike can be one instruction (the module's rules)."""
         shared = a.weights.keys() & b.weights.keys()
-        if not any(f not in self.function for f in shared) or not self.compatible(a, b):
+        if not any(f not in self.function and f not in lexicon.ACTIONS for f in shared):
+            return False  # only "always", "use", "not" or an action in common: about different things
+        if not self.compatible(a, b):
             return False
         if score < SAME_EXTRA_CODE and (unmentioned(a, b) or unmentioned(b, a)):
             return False
@@ -87,13 +89,6 @@ class Weights:
         latin = [(w, f) for w, f in content if doc.weights[f] != CJK]
         return max(latin or content)[1] if content else None
 
-    def containment(self, part: Features, whole: Features) -> float:
-        """How much of `part`'s weight `whole` holds (0..1): a statement within a record's passage."""
-        vec = self.vector(part)
-        total = sum(w * w for w in vec.values())
-        if not total:
-            return 0.0
-        return sum(w * w for f, w in vec.items() if f in whole.weights) / total
 
 
 def _japanese(doc: Features) -> bool:

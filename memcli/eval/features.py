@@ -147,9 +147,10 @@ def features(text: str) -> Features:
 
 
 def passages(text: str, limit: int = 400) -> list[str]:
-    """A record's text cut where a reader would: paragraphs, list items and lines, each at most
-    `limit` characters (a longer line is cut at sentence ends)."""
-    out: list[str] = []
+    """A record's text cut where a reader would: each line or list item, and each two adjacent ones
+    (a rule and its reason are often two lines), at most `limit` characters each (a longer line is
+    cut at sentence ends)."""
+    lines: list[str] = []
     for line in text.splitlines():
         line = line.strip().lstrip("-*#>• ").strip()
         if not line:
@@ -157,8 +158,9 @@ def passages(text: str, limit: int = 400) -> list[str]:
         while len(line) > limit:
             cut = max(line.rfind(". ", 0, limit), line.rfind("。", 0, limit))
             cut = cut + 1 if cut > limit // 4 else limit
-            out.append(line[:cut].strip())
+            lines.append(line[:cut].strip())
             line = line[cut:].strip()
         if line:
-            out.append(line)
-    return out
+            lines.append(line)
+    pairs = [f"{a}\n{b}" for a, b in zip(lines, lines[1:], strict=False) if len(a) + len(b) < limit]
+    return lines + pairs

@@ -147,6 +147,11 @@ _GLOSSARY: dict[str, tuple[bool, str, str]] = {
     "PERMISSION": (False, "permission permissions sudo", "権限"),
 }
 
+# Actions: two statements that share only an action ("delete js", "remove lines 2 and 3") are about
+# different things; an instruction is the same when what it is about is the same.
+ACTIONS = frozenset({"CREATE", "DELETE", "ADD", "UPDATE", "CHANGE", "FIX", "RENAME", "WRITE", "READ", "RUN",
+                     "CHECK"})
+
 # Alternatives: a statement with one and a statement with the other are two instructions, however
 # alike the rest ("commit messages in English" / "in Japanese", "indent with tabs" / "with spaces").
 CONTRASTS = (("ENGLISH", "JAPANESE"), ("TAB", "SPACE"), ("UPPER", "LOWER"), ("BEFORE", "AFTER"),
