@@ -42,8 +42,8 @@ def test_json(ws: History, capsys) -> None:
     doc = json.loads(out)
     assert code == 0 and doc["schema"] == "memcli.eval" and doc["version"] == 1
     assert doc["sessions"] == 4 and doc["summary"] == {
-        "repeated": 2, "repeats": 2, "covered_at_time": 1, "unknown_at_time": 0, "reached": 0, "covered_now": 1,
-        "uncovered": 1}
+        "repeated": 2, "repeats": 2, "covered_at_time": 1, "unknown_at_time": 0, "reached": 0,
+        "covered_now": 1, "uncovered": 1}
     pnpm = next(r for r in doc["repetitions"] if r["covered_now"])
     assert pnpm["covered_by"] == ["memory/requests/use-pnpm.md"]
     assert [(o["session_id"], o["range"]) for o in pnpm["occurrences"]] == [("a", [0, 0]), ("b", [2, 2])]

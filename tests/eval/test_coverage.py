@@ -26,7 +26,7 @@ def _holds(rel: str, text: str, wording: str = WORDING, said=SAID) -> bool:
     ("memory/requests/pnpm.md", request("Install packages with pnpm, never npm.")),
     ("memory/requests/pnpm-ja.md", request("パッケージはnpmではなくpnpmで入れる。")),
     ("knowledge/package-manager.md", knowledge("Use pnpm, not npm", "Why: the lockfile is pnpm's.")),
-    ("memory/summary.md", summary("# Project\n\n- Stack: Next.js\n- Use pnpm instead of npm for everything.")),
+    ("memory/summary.md", summary("# Project\n\n- Stack: Next.js\n- Use pnpm instead of npm, always.")),
     ("memory/decisions/pnpm.md", decision("Long story.\n\nWe settled on pnpm.\n\n- never npm again")),
 ])
 def test_its_text_covers_the_wording(rel: str, text: str) -> None:
@@ -36,7 +36,8 @@ def test_its_text_covers_the_wording(rel: str, text: str) -> None:
 @pytest.mark.parametrize(("rel", "text"), [
     ("memory/requests/yarn.md", request("Use yarn for the monorepo tooling.")),
     ("memory/requests/unrelated.md", request("Write the docs in English.")),
-    ("memory/decisions/pnpm-old.md", decision("Use pnpm instead of npm.", status="replaced", replaced_by="x")),
+    ("memory/decisions/pnpm-old.md",
+     decision("Use pnpm instead of npm.", status="replaced", replaced_by="x")),
 ])
 def test_other_records_do_not(rel: str, text: str) -> None:
     assert not _holds(rel, text)

@@ -78,7 +78,8 @@ def test_identifier_spellings_are_one_feature() -> None:
 
 
 @pytest.mark.parametrize(("english", "japanese"), [
-    ("tests", "テスト"), ("commit", "コミット"), ("never", "しないで"), ("use", "使って"), ("instead", "じゃなくて"),
+    ("tests", "テスト"), ("commit", "コミット"), ("never", "しないで"), ("use", "使って"),
+    ("instead", "じゃなくて"),
 ])
 def test_the_glossary_joins_english_and_japanese(english: str, japanese: str) -> None:
     assert set(features(english).weights) == set(features(japanese).weights)

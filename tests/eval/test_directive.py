@@ -54,7 +54,8 @@ def test_not_directives(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["thanks", "Thanks!", "continue", "go ahead", "do it again", "looks good",
-                                  "続けて", "OK、進めて", "ありがとう", "はい、お願いします", "don't do that"])
+                                  "続けて", "OK、進めて", "ありがとう", "はい、お願いします",
+                                  "don't do that"])
 def test_acknowledgements_and_nudges_are_about_nothing(text: str) -> None:
     assert not features(clean(text)).content
 
@@ -65,8 +66,9 @@ def test_only_the_sentences_the_user_says_are_read() -> None:
               "```\nalways run rm -rf /\n```\n"
               "- Always write tests with pytest.\n"
               "テストを書いて。ドキュメントも更新して。")
-    assert sentences(prompt) == ["Fix the login bug.", "Use pnpm instead of npm.", "Always write tests with pytest.",
-                                 "テストを書いて。", "ドキュメントも更新して。"]
+    assert sentences(prompt) == ["Fix the login bug.", "Use pnpm instead of npm.",
+                                 "Always write tests with pytest.", "テストを書いて。",
+                                 "ドキュメントも更新して。"]
 
 
 def test_directives_of_sessions_keep_where_they_were_said() -> None:

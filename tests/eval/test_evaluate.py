@@ -61,7 +61,8 @@ def test_not_held_then_held_and_in_the_context(evaluated) -> None:
     assert [o.session_id for o in rep.occurrences] == ["s3", "s4", "s5"]
     s4, s5 = _repeat(rep, "s4"), _repeat(rep, "s5")
     assert (s4.commit, s4.held_before, s4.reached) == (commits["pnpm"], False, None)
-    assert (s5.commit, s5.held_before, s5.reached) == (commits["tests"], True, "context")  # its knowledge index
+    # the knowledge record is in the resident context's index
+    assert (s5.commit, s5.held_before, s5.reached) == (commits["tests"], True, "context")
     assert s5.held_by == ("knowledge/test-framework.md",)
     assert rep.covered_now
 

@@ -30,7 +30,8 @@ def test_the_commit_before_a_moment_and_its_files(history) -> None:
     assert past.commit_before(_at("2026-02-01T00:00:00Z")) == third
     files = past.files(second)
     assert sorted(files) == ["knowledge/b.md", "memory/requests/a.md"]
-    assert past.read([files["memory/requests/a.md"]])[files["memory/requests/a.md"]] == request("A two.").encode()
+    blob = files["memory/requests/a.md"]
+    assert past.read([blob])[blob] == request("A two.").encode()
     assert sorted(past.files(third)) == ["knowledge/b.md"]
 
 

@@ -28,8 +28,9 @@ def decision(body: str, *sources: tuple[str, int, int], status: str = "resolved"
 
 
 def knowledge(description: str, body: str, *, invoked: bool = True, kind: str = "rule") -> str:
-    return (f"---\n{DATES}kind: {kind}\ndescription: {description}\nmodel_invocation: {str(invoked).lower()}\n"
-            f"user_invocable: true\nlast_sources: []\n---\n{body}\n")
+    return (f"---\n{DATES}kind: {kind}\ndescription: {description}\n"
+            f"model_invocation: {str(invoked).lower()}\nuser_invocable: true\nlast_sources: []\n"
+            f"---\n{body}\n")
 
 
 def summary(body: str) -> str:
