@@ -80,75 +80,92 @@ def _features(text: str) -> Features:
     return features(text)
 
 
-class MemoryAt:
-    """The records of one moment, indexed by feature for `covering`."""
+class Passages:
+    """The passages of every record version a run has seen, indexed by feature once: a record
+    unchanged over fifty commits is read and indexed once, not fifty times."""
 
-    def __init__(self, records: Sequence[RecordView], weights: Weights,
-                 meaning: Meaning | None = None) -> None:
-        self.records = [r for r in records if not r.replaced]
+    def __init__(self, weights: Weights, meaning: Meaning | None = None) -> None:
         self.weights = weights
         self.meaning = meaning
-        self._owner: list[int] = []
-        self._feats: list[Features] = []
+        self.views: list[RecordView] = []
+        self._ids: dict[RecordView, int] = {}
+        self._owner: list[int] = []  # passage → view
+        self._texts: list[str] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
-        for ri, record in enumerate(self.records):
-            for text in record.passages:
-                feats = _features(text)
-                pid = len(self._feats)
-                self._owner.append(ri)
-                self._feats.append(feats)
-                for f in feats.weights:
-                    self.postings[f].append(pid)
+        self._best: dict[str, tuple[int, dict[int, float]]] = {}
         self._vectors: Any = None
 
-    def _best(self, wording: Features) -> dict[int, float]:
-        """Record index → the largest share of `wording`'s content one of its passages holds (the
+    def add(self, record: RecordView) -> int:
+        known = self._ids.get(record)
+        if known is not None:
+            return known
+        vid = self._ids[record] = len(self.views)
+        self.views.append(record)
+        for text in record.passages:
+            pid = len(self._texts)
+            self._owner.append(vid)
+            self._texts.append(text)
+            for f in _features(text).weights:
+                self.postings[f].append(pid)
+        return vid
+
+    def best(self, text: str, wording: Features) -> dict[int, float]:
+        """Record version → the largest share of `wording`'s content one of its passages holds (the
         words that shape a rule — not, always, use, instead — are said in many ways and do not count)."""
+        cached = self._best.get(text)
+        if cached is not None and cached[0] == len(self._texts):
+            return cached[1]
         vec = {f: w for f, w in self.weights.vector(wording).items() if f not in self.weights.function}
         total = sum(w * w for w in vec.values())
-        if not total:
-            return {}
         acc: dict[int, float] = defaultdict(float)
         for f, w in vec.items():
             for pid in self.postings.get(f, ()):
                 acc[pid] += w * w
         best: dict[int, float] = {}
         for pid, held in acc.items():
-            ri = self._owner[pid]
-            best[ri] = max(best.get(ri, 0.0), held / total)
+            vid = self._owner[pid]
+            best[vid] = max(best.get(vid, 0.0), held / total)
+        self._best[text] = (len(self._texts), best)
         return best
 
-    def _by_meaning(self, texts: list[str]) -> set[int]:
-        if self.meaning is None or not self._feats:
+    def by_meaning(self, texts: list[str]) -> set[int]:
+        """Record versions with a passage at COVER_MEANING or more from one of `texts`."""
+        if self.meaning is None or not self._texts:
             return set()
-        if self._vectors is None:
-            texts_all = [t for r in self.records for t in r.passages]
-            self._vectors = self.meaning.vectors(texts_all)
+        if self._vectors is None or len(self._vectors) != len(self._texts):
+            self._vectors = self.meaning.vectors(self._texts)
         wordings = self.meaning.vectors(texts)
-        if self._vectors is None or wordings is None or not len(self._vectors):
+        if self._vectors is None or wordings is None:
             return set()
         sims = wordings @ self._vectors.T
         return {self._owner[int(pid)] for pid in set((sims >= COVER_MEANING).nonzero()[1].tolist())}
+
+
+class MemoryAt:
+    """The records of one moment."""
+
+    def __init__(self, records: Sequence[RecordView], index: Passages) -> None:
+        self.records = [r for r in records if not r.replaced]
+        self.index = index
+        self._ids = [index.add(r) for r in self.records]
 
     def covering(self, wordings: Sequence[tuple[str, Features]],
                  occurrences: Sequence[tuple[str, int, int]]) -> list[RecordView]:
         """The records that hold the instruction said in `wordings` at `occurrences`
         (session id, first line, last line)."""
         best: dict[int, float] = {}
-        for _, feats in wordings:
-            for ri, share in self._best(feats).items():
-                best[ri] = max(best.get(ri, 0.0), share)
-        held = {ri for ri, share in best.items() if share >= COVER}
-        held |= self._by_meaning([text for text, _ in wordings])
+        for text, feats in wordings:
+            for vid, share in self.index.best(text, feats).items():
+                best[vid] = max(best.get(vid, 0.0), share)
+        meant = self.index.by_meaning([text for text, _ in wordings])
         spans = defaultdict(list)
         for sid, start, end in occurrences:
             spans[sid].append((start, end))
-        for ri, record in enumerate(self.records):
-            if ri in held:
-                continue
-            for sid, a, b in record.sources:
-                if any(a <= end and b >= start for start, end in spans.get(sid, ())) and \
-                        (b - a + 1 <= NARROW or best.get(ri, 0.0) >= COVER_WEAK):
-                    held.add(ri)
-                    break
-        return [self.records[ri] for ri in sorted(held)]
+        held = []
+        for record, vid in zip(self.records, self._ids, strict=True):
+            share = best.get(vid, 0.0)
+            if share >= COVER or vid in meant or any(
+                    any(a <= end and b >= start for start, end in spans.get(sid, ()))
+                    and (b - a + 1 <= NARROW or share >= COVER_WEAK) for sid, a, b in record.sources):
+                held.append(record)
+        return held

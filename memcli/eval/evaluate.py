@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memcli.eval.coverage import MemoryAt, RecordView, view
+from memcli.eval.coverage import MemoryAt, Passages, RecordView, view
 from memcli.eval.detect import SAME_MEANING, Pair, Weights, groups, medoid, similar_pairs
 from memcli.eval.features import passages
 from memcli.eval.past import MemoryHistory
@@ -115,10 +115,10 @@ class _Context:
 class _Past:
     """The memory at past commits, read once per commit."""
 
-    def __init__(self, ws: Workspace, weights: Weights, meaning: Meaning | None) -> None:
+    def __init__(self, ws: Workspace, index: Passages, meaning: Meaning | None) -> None:
         self.history = MemoryHistory(ws.root)
-        self.weights, self.meaning, self.ws = weights, meaning, ws
-        self._memories: dict[str | None, MemoryAt] = {None: MemoryAt([], weights, meaning)}
+        self.index, self.meaning, self.ws = index, meaning, ws
+        self._memories: dict[str | None, MemoryAt] = {None: MemoryAt([], index)}
         self._files: dict[str, dict[str, bytes]] = {}
         self._reach: dict[str, _Context] = {}
         self.scratch: Scratch | None = None
@@ -134,7 +134,7 @@ class _Past:
         if sha not in self._memories:
             assert sha is not None
             records = [r for rel, data in self.files(sha).items() if (r := view(rel, data)) is not None]
-            self._memories[sha] = MemoryAt(records, self.weights, self.meaning)
+            self._memories[sha] = MemoryAt(records, self.index)
         return self._memories[sha]
 
     def reached(self, sha: str, held: list[RecordView], wordings, query: str | None) -> str | None:
@@ -147,7 +147,7 @@ class _Past:
             text = RecordView("(resident context)", "context", "summary", False, (),
                               tuple(passages(built.text)), b"")
             shown = tuple(e.path for e in built.shown)
-            self._reach[sha] = _Context(shown, MemoryAt([text], self.weights, self.meaning))
+            self._reach[sha] = _Context(shown, MemoryAt([text], self.index))
         context = self._reach[sha]
         paths = {r.path for r in held}
         if paths & set(context.shown) or context.covering(wordings, ()):
@@ -182,8 +182,9 @@ def evaluate(ws: Workspace | None, sessions: Sequence[Session], meaning: Meaning
         pairs += _meaning_pairs(statements, weights, meaning)
     found = groups(len(statements), pairs, lambda i: statements[i].session)
     report = Report(len(sessions), total, len(statements), [])
-    now = MemoryAt(now_records(ws) if ws is not None else [], weights, meaning)
-    past = _Past(ws, weights, meaning) if ws is not None else None
+    index = Passages(weights, meaning if meaning is not None and meaning.ok else None)
+    now = MemoryAt(now_records(ws) if ws is not None else [], index)
+    past = _Past(ws, index, meaning) if ws is not None else None
     if ws is None:
         report.notes.append("no workspace: the memory was not checked")
     elif past is not None and past.history.note:

@@ -10,6 +10,7 @@ time is not checked out, so stale-anchor marks would be wrong (they only add a w
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from memcli.search import SearchHit
 
 TOP = 5
+_OLD_NS = 1_000_000_000 * 1_000_000_000  # 2001-09-09: any time well before the run
 
 
 def without_anchors(data: bytes) -> bytes:
@@ -61,6 +63,7 @@ class Scratch:
         self.embedder = embedder
         self.shown: dict[str, bytes] = {}
         self._index: Any = None
+        self._writes = 0
 
     def show(self, files: dict[str, bytes]) -> None:
         for rel in self.shown.keys() - files.keys():
@@ -70,6 +73,12 @@ class Scratch:
                 path = self.root / rel
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(without_anchors(data))
+                # An old modification time, another one at every write: the search index trusts a
+                # file by (mtime, size) only once its mtime is well in the past (git's "racy clean"),
+                # so without this it would read every file again at every commit shown.
+                self._writes += 1
+                stamp = _OLD_NS + self._writes * 1_000
+                os.utime(path, ns=(stamp, stamp))
         self.shown = dict(files)
 
     def context(self) -> ContextResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.eval_workspace import decision, knowledge, request, summary
 
-from memcli.eval.coverage import MemoryAt, view
+from memcli.eval.coverage import MemoryAt, Passages, view
 from memcli.eval.detect import Weights
 from memcli.eval.features import features
 
@@ -18,7 +18,7 @@ def _holds(rel: str, text: str, wording: str = WORDING, said=SAID) -> bool:
     weights = Weights([features(t) for t in OTHERS])
     record = view(rel, text.encode())
     assert record is not None
-    memory = MemoryAt([record], weights)
+    memory = MemoryAt([record], Passages(weights))
     return bool(memory.covering([(wording, features(wording))], said))
 
 
