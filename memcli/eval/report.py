@@ -75,7 +75,9 @@ def _count(held: int, total: int) -> str:
 
 def render_text(report: Report, console: Console, staged: Staged | None = None) -> None:
     s = summary(report)
-    out = console.print
+
+    def out(text: str, **kw: object) -> None:
+        console.print(text, soft_wrap=True, **kw)  # one line each, not wrapped at 80 columns
     out(f"memcli eval: {report.sessions} sessions, {report.statements} user statements, "
         f"{report.directives} instructions, corrections or preferences", highlight=False)
     for note in report.notes:
@@ -85,7 +87,8 @@ def render_text(report: Report, console: Console, staged: Staged | None = None) 
         _staged(console, staged)
         return
     unknown = f" ({s['unknown_at_time']} unknown)" if s["unknown_at_time"] else ""
-    out(f"Repeated instructions: {s['repeated']}, said again in {s['repeats']} later sessions\n"
+    plural = "" if s["repeats"] == 1 else "s"
+    out(f"Repeated instructions: {s['repeated']}, said again in {s['repeats']} later session{plural}\n"
         f"  covered at the time:  {s['covered_at_time']} of {s['repeats']} repeats{unknown}\n"
         f"  reached the agent:    {s['reached']} of {s['repeats']} repeats\n"
         f"  covered now:          {s['covered_now']} of {s['repeated']}", highlight=False)
@@ -119,4 +122,5 @@ def _staged(console: Console, staged: Staged | None) -> None:
     if staged is None:
         return
     already = f"; {staged.already} staged before" if staged.already else ""
-    console.print(f"Staged {len(staged.new)} new item(s) in memory/_staging/{already}.", highlight=False)
+    console.print(f"Staged {len(staged.new)} new item(s) in memory/_staging/{already}.", highlight=False,
+                  soft_wrap=True)
