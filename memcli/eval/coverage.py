@@ -60,7 +60,7 @@ def _sources(value: Any) -> list[tuple[str, int, int]]:
     return out
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)  # a record read again (now, and at each commit it did not change) is parsed once
 def view(rel: str, data: bytes) -> RecordView | None:
     """A record file as coverage reads it; None for a file that is not a record."""
     where = locate(rel)

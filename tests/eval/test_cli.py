@@ -151,3 +151,19 @@ def test_no_model_configured_imports_no_litellm(ws: History) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "reached the agent:    1 of 3 repeats" in proc.stdout
     assert "HEAVY:\n" in proc.stderr, proc.stderr.splitlines()[-1]
+
+
+def test_discovers_this_workspaces_sessions(history: History, tmp_path, capsys, monkeypatch) -> None:
+    from support.claude_transcript import assistant_text, user, write_session
+
+    home = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    said_in = {"11111111-1111-4111-8111-111111111111": "Always run `make test` before you commit.",
+               "22222222-2222-4222-8222-222222222222": "コミットする前に必ず`make test`を実行して。"}
+    for sid, said in said_in.items():
+        write_session(home, history.root, [("user", user(said)), ("assistant", assistant_text("OK.", "m1"))],
+                      session=sid)
+    code, out, _ = run(capsys, "eval", "-w", str(history.root), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["sessions"] == 2 and doc["summary"]["repeated"] == 1
+    assert {o["agent"] for o in doc["repetitions"][0]["occurrences"]} == {"claude-code"}
