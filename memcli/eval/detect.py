@@ -2,17 +2,21 @@
 
 Two statements are the same instruction when their feature vectors (features.py, each weight
 multiplied by the feature's idf over this history's directives, so "use" counts for little and
-"pnpm" for a lot) have a cosine of at least `SAME` (lexical), or — with an embedding model — their
-vectors a cosine of at least `SAME_MEANING`; and, lexically, when
+"pnpm" for a lot) have a cosine of at least `SAME` and (`Weights.related`)
 
-* they share a content feature (not only "always"/"use"/"not": "always use tabs" and "always use
-  spaces" are two instructions), and
-* where both name code (identifiers, paths, flags, backticks), they name some of the same code
-  ("mock `RepoMap`" and "mock `GitRepo`" are two instructions).
+* they share a content feature that is not only an action ("always use tabs" / "always use
+  spaces" share only function words, "delete js" / "remove lines 2 and 3" only an action);
+* no contrast separates them (lexicon.CONTRASTS: English / Japanese, tabs / spaces, …);
+* where both name code, neither names code the other does not mention ("mock `RepoMap`" / "mock
+  `GitRepo`"); where only one does, the cosine must reach `SAME_EXTRA_CODE`;
+* worded in one language, they share a content word; and the most distinctive content feature of
+  one is in the other ("use pnpm" / "use yarn").
 
-Statements joined by such pairs form a group (single linkage); a group said in two or more sessions
-is a repetition. Candidate pairs come from an inverted index over the features, so the cost grows
-with the pairs that share a rare feature, not with the square of the statements.
+With an embedding model, vectors at cosine `SAME_MEANING` or more join too, unless a contrast or
+the code rule separates them (`Weights.compatible`). Statements joined by pairs form a group
+(single linkage); a group said in two or more sessions is a repetition. Candidate pairs come from
+an inverted index over the features, so the cost grows with the pairs that share a rare feature,
+not with the square of the statements. docs/eval.md has the figures.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from memcli.eval.coverage import MemoryAt, Passages, RecordView, view
 from memcli.eval.detect import SAME_MEANING, Pair, Weights, groups, medoid, similar_pairs
-from memcli.eval.features import passages
+from memcli.eval.features import Features, passages
 from memcli.eval.past import MemoryHistory
 from memcli.eval.reach import TOP, Scratch
 from memcli.eval.statements import Session, Statement, directives, sentences
@@ -108,8 +108,8 @@ class _Context:
     shown: tuple[str, ...]
     text: MemoryAt
 
-    def covering(self, wordings, spans) -> bool:
-        return bool(self.text.covering(wordings, spans))
+    def covers(self, wordings: Sequence[tuple[str, Features]]) -> bool:
+        return bool(self.text.covering(wordings, ()))
 
 
 class _Past:
@@ -137,7 +137,8 @@ class _Past:
             self._memories[sha] = MemoryAt(records, self.index)
         return self._memories[sha]
 
-    def reached(self, sha: str, held: list[RecordView], wordings, query: str | None) -> str | None:
+    def reached(self, sha: str, held: list[RecordView], wordings: Sequence[tuple[str, Features]],
+                query: str | None) -> str | None:
         if self.scratch is None:
             embedder = self.meaning.embedder if self.meaning is not None and self.meaning.ok else None
             self.scratch = Scratch(self.ws, embedder)
@@ -150,7 +151,7 @@ class _Past:
             self._reach[sha] = _Context(shown, MemoryAt([text], self.index))
         context = self._reach[sha]
         paths = {r.path for r in held}
-        if paths & set(context.shown) or context.covering(wordings, ()):
+        if paths & set(context.shown) or context.covers(wordings):
             return "context"
         if query and paths & {h.path for h in self.scratch.search(query, TOP)}:
             return "search"
@@ -174,7 +175,8 @@ def now_records(ws: Workspace) -> list[RecordView]:
 
 
 def evaluate(ws: Workspace | None, sessions: Sequence[Session], meaning: Meaning | None = None) -> Report:
-    """The report over `sessions` (oldest first); `ws` None: no memory to check (every check False)."""
+    """The report over `sessions` (oldest first); `ws` None: no memory to check (nothing is held now,
+    what was held before is unknown)."""
     statements, total = directives(sessions)
     weights = Weights([s.features for s in statements])
     pairs = similar_pairs(statements, weights)
