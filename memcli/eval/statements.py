@@ -19,7 +19,7 @@ from memcli.eval.directive import clean, kind_of
 from memcli.eval.features import Features, features
 from memcli.sessions import SessionReadError, discover, read_entries
 
-MAX_PROMPT = 4_000  # kept per prompt: enough for a search query, bounded on pasted logs
+MAX_PROMPT = 65_536  # kept per prompt: what people type, bounded on a pasted log
 MAX_STATEMENT = 400
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
