@@ -263,6 +263,23 @@ def why(
     raise typer.Exit(run(_open(workspace), record, as_json=as_json))
 
 
+@app.command("eval")
+def eval_(
+    path: SessionPathsOpt = None,
+    since: SinceOpt = None,
+    stage: Annotated[bool, typer.Option("--stage", help="Write the repeated instructions the memory does "
+                                        "not hold to memory/_staging/ for the next consolidation "
+                                        "(idempotent).")] = False,
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Is the memory helping? Instructions the user gave in two or more sessions, and whether the memory
+    held them then, reached the agent, and holds them now (offline, no model)."""
+    from memcli.eval.run import run
+
+    raise typer.Exit(run(workspace, list(path or []), since=since, as_json=as_json, stage=stage))
+
+
 @app.command()
 def mcp(workspace: WorkspaceOpt = None) -> None:
     """Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."""

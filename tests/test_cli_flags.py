@@ -13,8 +13,8 @@ from memcli.cli import app, main
 # merge-driver is run by git with four file arguments (%O %A %B %P); it never looks for a workspace.
 NO_WORKSPACE = {"merge-driver"}
 JSON_COMMANDS = ("lint", "sessions", "source", "extract", "consolidate", "status", "search", "context",
-                 "gc-report", "metrics")
-TRANSCRIPT_COMMANDS = ("sessions", "extract", "source", "metrics")
+                 "gc-report", "metrics", "eval")
+TRANSCRIPT_COMMANDS = ("sessions", "extract", "source", "metrics", "eval")
 
 
 def _commands() -> dict[str, object]:

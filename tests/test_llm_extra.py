@@ -67,6 +67,7 @@ def ws(example_ws: Path) -> Path:
     ["search", "retry"], ["context"], ["gc-report"], ["metrics"], ["status"],
     ["sessions", str(TRANSCRIPT.parent)], ["source", "4c2ddfdc:3-4", "--path", str(TRANSCRIPT)],
     ["extract", "--dry-run", str(TRANSCRIPT)], ["consolidate", "--if-needed"],
+    ["eval", "--path", str(REPO / "tests/fixtures/transcripts")],
 ])
 def test_commands_that_need_no_model(ws: Path, argv: list[str]) -> None:
     if argv == ["consolidate", "--if-needed"]:
