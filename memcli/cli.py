@@ -225,7 +225,7 @@ def search(
     types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="decision|request|knowledge|summary|workflow (repeatable)")] = None,  # noqa: UP045,E501
     kind: Annotated[Optional[str], typer.Option("--kind", help="Knowledge kind: term|policy|rule|fact|howto")] = None,  # noqa: UP045,E501
     status: Annotated[Optional[str], typer.Option("--status", help="Decision status: open|resolved|replaced")] = None,  # noqa: UP045,E501
-    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show every matching replaced decision (default: only those the query is about).")] = False,  # noqa: E501
+    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show every matching replaced decision (default: only those the query is about, or the best match).")] = False,  # noqa: E501
     limit: Annotated[int, typer.Option("--limit", "-n", help="How many hits to show.")] = 10,
     lexical: Annotated[bool, typer.Option("--lexical", help="Words only, even when search.embedding_model is set.")] = False,  # noqa: E501
     as_json: JsonOpt = False,
