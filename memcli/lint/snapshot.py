@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
+from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
 from memcli.records.parse import ParsedRecord, parse_record
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
@@ -26,39 +26,7 @@ T = TypeVar("T")
 _FOLDER_KINDS = {folder: kind for kind, folder in KIND_DIRS.items()}
 
 
-# The byte strings the workspace rules pre-filter on (cheaper than parsing every record).
-NEEDLES = (b"replaced_by", b"requires", b"anchors")
-
-
-@dataclass(frozen=True)
-class RecordFacts:
-    """What the whole-workspace reference rules need from one record (small enough to cache)."""
-
-    replaced_by: str | None = None
-    replaced_by_line: int | None = None
-    requires: tuple[str, ...] | None = None
-    requires_line: int | None = None
-    needles: tuple[bytes, ...] = ()  # which of NEEDLES occur in the file's bytes
-
-    @classmethod
-    def of(cls, rec: ParsedRecord, data: bytes | None) -> RecordFacts:
-        meta = rec.meta or {}
-        target = meta.get("replaced_by")
-        requires = meta.get("requires")
-        return cls(
-            target if isinstance(target, str) else None,
-            rec.line_of("replaced_by"),
-            tuple(r for r in requires if isinstance(r, str)) if isinstance(requires, list) else None,
-            rec.line_of("requires"),
-            _needles(data),
-        )
-
-
-_NO_FACTS = RecordFacts()
-
-
-def _needles(data: bytes | None) -> tuple[bytes, ...]:
-    return tuple(n for n in NEEDLES if n in data) if data is not None else ()
+__all__ = ["NEEDLES", "RecordFacts", "Snapshot"]  # NEEDLES, RecordFacts: memcli.records.facts
 
 
 class Snapshot:
@@ -249,9 +217,9 @@ class Snapshot:
                     data, _ = self.raw(path)
                     if data is None:
                         continue
-                    needles = _needles(data)
+                    needles = needles_in(data)
                     # Only a record that names a reference is worth parsing.
-                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else _NO_FACTS
+                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else NO_FACTS
                     if key is not None:
                         self.cache.put_facts(key, facts)
                 self._facts[path] = facts

@@ -1,0 +1,245 @@
+"""The record store's SQLite file: schema, opening, and the one freshness check.
+
+Every reader calls `refresh()` first: the record folders are listed and every file lstat-ed, and
+only files whose stamp (mtime, size, ctime, inode) changed — or whose stamp is too close to when
+they were read to be trusted, the "racy clean" case git also guards against — are read again; a
+file whose bytes hash the same is not parsed again. Files gone from the listing are dropped, so a
+rename is a drop plus an add. The database is a cache: when it is corrupt, deleted, from another
+schema version or built for another root, it is thrown away and rebuilt without a word. Without a
+writable state folder it lives in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import stat
+import time
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.search.text import TOKENIZER_VERSION
+from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
+
+SCHEMA_VERSION = 7
+_USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+RECORD_DIRS = tuple(KIND_DIRS.values())
+RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- docs stays small (no text): every refresh scans it, every search filters on it. terms is NULL
+-- until the record's postings are made (postings.py); the rest comes from one parse (row.py).
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, checked_ns INTEGER NOT NULL, hash TEXT NOT NULL,
+  type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT, status TEXT, replaced_by TEXT, model_invocation INTEGER,
+  parse_error TEXT, valid INTEGER NOT NULL, updated_ts REAL, entry TEXT, anchors TEXT,
+  needles INTEGER NOT NULL, facts BLOB, terms INTEGER);
+-- words: the record's words as written, for the spelling signal (search/spelling.py)
+CREATE TABLE texts(id INTEGER PRIMARY KEY, description TEXT NOT NULL, summary TEXT NOT NULL,
+  body TEXT NOT NULL, words TEXT);
+-- what reading the record's YAML gave (codec.py), to rebuild the parsed record without YAML
+CREATE TABLE parsed(id INTEGER PRIMARY KEY, loaded BLOB NOT NULL);
+-- record vectors for the optional semantic signal (search/semantic.py), by content hash and model
+CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
+-- results derived from records' contents by other readers (lint findings, gc facts), see cache.py
+CREATE TABLE cache(scope TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
+  PRIMARY KEY (scope, key)) WITHOUT ROWID;
+CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+"""
+
+Stamp = tuple[int, int, int, int]  # mtime_ns, size, ctime_ns, inode
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+
+
+def store_path(state_dir: Path, root: Path) -> Path:
+    """Where the store of the workspace at `root` lives: one file per root, so a scratch copy of a
+    workspace never shares (and thrashes) the real workspace's store when MEMCLI_STATE_DIR is set."""
+    digest = hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    return Path(state_dir) / "search" / f"index-{digest}.sqlite"
+
+
+@contextlib.contextmanager
+def _scandir(folder: Path) -> Iterator[Iterator[os.DirEntry]]:
+    """os.scandir over an open descriptor of `folder` where the platform allows it (each entry's
+    stat is then an fstatat relative to the folder), else over its path."""
+    if os.scandir not in os.supports_fd:
+        with os.scandir(folder) as entries:
+            yield entries
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        with os.scandir(fd) as entries:
+            yield entries
+    finally:
+        os.close(fd)
+
+
+def _connect(target: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(target, timeout=10, isolation_level=None)
+    conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is detected and rebuilt
+    return conn
+
+
+class Listing:
+    """The record files found by one scan, per folder: names and stamps side by side (no stat
+    objects, no path strings: at 10 000 records this runs before every read), and the entries
+    that sit where a record file would but are not regular files (links, folders), which the
+    store does not keep and readers take from the disk themselves."""
+
+    def __init__(self, root: Path) -> None:
+        self.folders: list[tuple[str, list[str], array, array]] = []
+        self.odd: list[str] = []
+        for folder in RECORD_DIRS:
+            names: list[str] = []
+            stamps, inodes = array("q"), array("Q")
+            try:
+                with _scandir(root / folder) as entries:
+                    for entry in entries:
+                        name = entry.name
+                        if not name.endswith(".md") or name[0] == ".":
+                            continue
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:  # gone since the directory was read
+                            continue
+                        if not stat.S_ISREG(st.st_mode):
+                            self.odd.append(f"{folder}/{name}")
+                            continue
+                        names.append(name)
+                        stamps.extend((st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+                        inodes.append(st.st_ino)
+            except OSError:
+                continue
+            self.folders.append((folder + "/", names, stamps, inodes))
+        try:
+            st = os.lstat(root / SUMMARY_PATH)
+        except OSError:
+            return
+        if stat.S_ISREG(st.st_mode):
+            stamps = array("q", (st.st_mtime_ns, st.st_size, st.st_ctime_ns))
+            self.folders.append(("", [SUMMARY_PATH], stamps, array("Q", (st.st_ino,))))
+        else:
+            self.odd.append(SUMMARY_PATH)
+
+    def __len__(self) -> int:
+        return sum(len(names) for _, names, _, _ in self.folders)
+
+    def digest(self) -> str:
+        """One digest of every (path, stamp): equal to the stored one means nothing changed."""
+        h = hashlib.blake2b(digest_size=16)
+        for prefix, names, stamps, inodes in self.folders:
+            h.update(f"{prefix}\0{len(names)}\0".encode())
+            h.update("\n".join(names).encode())
+            h.update(stamps.tobytes())
+            h.update(inodes.tobytes())
+        return h.hexdigest()
+
+    def files(self) -> dict[str, Stamp]:
+        return {prefix + name: (stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i])
+                for prefix, names, stamps, inodes in self.folders for i, name in enumerate(names)}
+
+
+class Database:
+    """The SQLite file of the store of `root` (`db_path=None`: in memory), valid for this schema."""
+
+    def __init__(self, root: Path, db_path: Path | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.db_path = db_path
+        self.conn = self._open()
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace):  # -> Self
+        return cls(ws.root, store_path(ws.state_dir, ws.root))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):  # -> Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open(self) -> sqlite3.Connection:
+        if self.db_path is None:
+            return self._create(_connect(":memory:"))
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            conn = _connect(str(self.db_path))
+        except (OSError, sqlite3.Error):
+            self.db_path = None  # state folder not writable: still work, from memory
+            return self._create(_connect(":memory:"))
+        try:
+            if self._valid(conn):
+                return conn
+        except sqlite3.DatabaseError:
+            pass  # "file is not a database", a truncated page...
+        conn.close()
+        return self._rebuild_file()
+
+    def _valid(self, conn: sqlite3.Connection) -> bool:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != _USER_VERSION:
+            return False
+        row = conn.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        if row is None or row[0] != str(self.root):
+            return False
+        conn.execute("SELECT count(*) FROM docs").fetchone()
+        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
+        return True
+
+    def _rebuild_file(self) -> sqlite3.Connection:
+        assert self.db_path is not None
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+        return self._create(_connect(str(self.db_path)))
+
+    def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
+        conn.execute(f"PRAGMA user_version = {_USER_VERSION}")
+        return conn
+
+    def recover(self) -> None:
+        """Throw the database away and start again (after a DatabaseError mid-read)."""
+        self.conn.close()
+        self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """One write transaction, under the write lock from its first read: two processes
+        refreshing at once must not both decide to add the same file."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    @staticmethod
+    def now_ns() -> int:
+        return time.time_ns()

@@ -1,0 +1,23 @@
+"""The search postings of a stored record: its terms per column (the FTS table) and its words as
+written (the spelling signal), derived from the text the store already keeps.
+
+They are the costly part of indexing a record (tokenising, stemming), and only search reads them,
+so a store refreshed for another reader (context, lint, gc-report) leaves them to the next search,
+which derives them from the kept text: the record file is not read or parsed again.
+"""
+
+from __future__ import annotations
+
+from memcli.search.spelling import words as spelling_words
+from memcli.search.text import index_terms
+
+
+def postings(slug: str, path: str, ok: bool, description: str, body: str) -> tuple[str, str, str, str, int]:
+    """(slug terms, description terms, body terms, spelling words, number of terms) of a record; a
+    file that is not a valid record is also found by its path."""
+    slug_terms = index_terms(slug if ok else f"{slug} {path}")
+    description_terms = index_terms(description)
+    body_terms = index_terms(body)
+    terms = slug_terms.count(" ") + description_terms.count(" ") + body_terms.count(" ")
+    terms += bool(slug_terms) + bool(description_terms) + bool(body_terms)
+    return slug_terms, description_terms, body_terms, spelling_words(f"{slug}\n{description}\n{body}"), terms

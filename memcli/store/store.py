@@ -1,0 +1,192 @@
+"""`RecordStore`: the parsed records of a workspace, kept fresh by one stat-based check.
+
+`refresh()` brings the store in step with the files (db.py says how); records that changed are
+parsed once (row.py), by helper processes when there are many (build.py). `refresh(postings=True)`
+also makes the search postings of every record that lacks them (postings.py): only search asks.
+Readers then query rows instead of parsing files; see the methods below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import sqlite3
+from collections.abc import Iterable
+
+from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.store.db import RACY_NS, Database, Listing, RefreshStats, Stamp
+
+_DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_error, valid, updated_ts,"
+                " entry, anchors, needles, facts")
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class RecordStore(Database):
+    """The store of the records under `root` (`db_path=None`: in memory). `racy_ns`: how long after
+    a file's last change its stamp is not trusted (tests shorten it)."""
+
+    def __init__(self, root, db_path=None, *, racy_ns: int = RACY_NS) -> None:
+        self.racy_ns = racy_ns
+        self.odd: list[str] = []  # set by refresh(): see Listing.odd
+        super().__init__(root, db_path)
+
+    # -- freshness ---------------------------------------------------------------------------
+    def refresh(self, *, postings: bool = False) -> RefreshStats:
+        try:
+            return self._refresh(postings)
+        except sqlite3.DatabaseError:
+            self.recover()
+            return self._refresh(postings)
+
+    def _refresh(self, postings: bool) -> RefreshStats:
+        found = Listing(self.root)
+        self.odd = found.odd
+        # The listing's digest equal to the stored one means nothing changed, without reading a
+        # row. It is stored only while every file is trusted by its stamp.
+        listing = found.digest()
+        if self.get_meta("listing") == listing and (not postings or self.get_meta("postings")):
+            return RefreshStats(unchanged=len(found))
+        with self.writing():
+            stats = self._apply(found.files(), postings)
+            racy = self.conn.execute("SELECT 1 FROM docs WHERE checked_ns - max(mtime_ns, ctime_ns) <= ?"
+                                     " LIMIT 1", (self.racy_ns,)).fetchone()
+            trusted = racy is None and self.size() == len(found)
+            self.set_meta("listing", listing if trusted else None)
+            if postings:
+                self._fill_postings()
+                self.set_meta("postings", "complete")
+            elif stats.added or stats.updated:
+                self.set_meta("postings", None)
+        return stats
+
+    def _apply(self, files: dict[str, Stamp], postings: bool) -> RefreshStats:
+        rows = self.conn.execute(
+            "SELECT path, mtime_ns, size, ctime_ns, ino, checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs",
+            (self.racy_ns,)).fetchall()
+        trusted = {path: (mtime, size, ctime, ino) for path, mtime, size, ctime, ino, ok in rows if ok}
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
+        unchanged = len(files) - len(todo)
+        if not todo and len(rows) == len(files):  # same paths, none changed
+            return RefreshStats(unchanged=unchanged)
+        known = {row[0]: row[1:] for row in self.conn.execute("SELECT path, id, hash FROM docs")}
+        gone = [known[p][0] for p in known.keys() - files.keys()]
+        for doc_id in gone:
+            self._drop(doc_id)
+        now = self.now_ns()
+        changed: list[tuple[str, Stamp, str, bytes]] = []
+        for rel, st in todo:
+            try:
+                data = (self.root / rel).read_bytes()
+            except OSError:
+                continue  # vanished or unreadable between listing and reading: next refresh
+            digest = content_hash(data)
+            old = known.get(rel)
+            if old and old[1] == digest:
+                self.conn.execute("UPDATE docs SET mtime_ns = ?, size = ?, ctime_ns = ?, ino = ?,"
+                                  " checked_ns = ? WHERE id = ?", (*st, now, old[0]))
+                unchanged += 1
+            else:
+                changed.append((rel, st, digest, data))
+        from memcli.store.build import read_rows
+
+        added = updated = 0
+        for (rel, st, digest, _), row in zip(changed, read_rows(changed, postings), strict=True):
+            old = known.get(rel)
+            if old:
+                self._drop(old[0])
+            self._store(rel, st, now, digest, row)
+            updated += bool(old)
+            added += not old
+        return RefreshStats(added, updated, len(gone), unchanged)
+
+    def _store(self, rel: str, st: Stamp, now: int, digest: str, row: tuple) -> None:
+        *doc, description, summary, body, loaded, made = row
+        terms = made[4] if made else None
+        cur = self.conn.execute(
+            f"INSERT INTO docs(path, mtime_ns, size, ctime_ns, ino, checked_ns, hash, {_DOC_COLUMNS}, terms)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (rel, *st, now, digest, *doc, terms))
+        doc_id = cur.lastrowid
+        self.conn.execute("INSERT INTO texts VALUES (?,?,?,?,?)",
+                          (doc_id, description, summary, body, made[3] if made else None))
+        if loaded is not None:
+            self.conn.execute("INSERT INTO parsed VALUES (?, ?)", (doc_id, loaded))
+        if made:
+            self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
+                              (doc_id, *made[:3]))
+
+    def _fill_postings(self) -> None:
+        """The postings of every record kept without them (refreshed by another reader), made from
+        the kept text."""
+        from memcli.store.postings import postings
+
+        pending = self.conn.execute(
+            "SELECT d.id, d.slug, d.path, d.parse_error IS NULL, t.description, t.body FROM docs d"
+            " JOIN texts t USING (id) WHERE d.terms IS NULL").fetchall()
+        for doc_id, slug, path, ok, description, body in pending:
+            made = postings(slug, path, bool(ok), description, body)
+            self.conn.execute("UPDATE docs SET terms = ? WHERE id = ?", (made[4], doc_id))
+            self.conn.execute("UPDATE texts SET words = ? WHERE id = ?", (made[3], doc_id))
+            self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
+                              (doc_id, *made[:3]))
+
+    def _drop(self, doc_id: int) -> None:
+        for table, key in (("docs", "id"), ("texts", "id"), ("parsed", "id"), ("fts", "rowid")):
+            self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (doc_id,))
+
+    # -- what readers ask ----------------------------------------------------------------------
+    def size(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+
+    def counts(self) -> tuple[int, int]:
+        """(records kept, of which not valid records)."""
+        row = self.conn.execute("SELECT count(*), count(parse_error) FROM docs").fetchone()
+        return row[0], row[1]
+
+    def hashes(self) -> dict[str, str]:
+        """Path → content hash of every record kept."""
+        return dict(self.conn.execute("SELECT path, hash FROM docs"))
+
+    def knowledge(self) -> list[tuple[str, str, bool, str | None, str | None, bool | None, float | None]]:
+        """(slug, path, valid, kind, one-line description, model_invocation, updated_at timestamp)
+        of every knowledge record kept."""
+        rows = self.conn.execute("SELECT slug, path, valid, kind, entry, model_invocation, updated_ts"
+                                 " FROM docs WHERE type = 'knowledge'")
+        return [(s, p, bool(v), k, e, None if i is None else bool(i), u) for s, p, v, k, e, i, u in rows]
+
+    def record(self, path: str) -> tuple[bool, str] | None:
+        """(valid, body) of the record at `path`, or None when it is not kept."""
+        row = self.conn.execute("SELECT d.valid, t.body FROM docs d JOIN texts t USING (id) WHERE d.path = ?",
+                                (path,)).fetchone()
+        return None if row is None else (bool(row[0]), row[1])
+
+    def anchors(self, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
+        """Path → the anchors it names (memcli.anchors.anchors_of), for those of `paths` naming any."""
+        wanted = list(paths)
+        out: dict[str, list[tuple[str, str | None]]] = {}
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            rows = self.conn.execute(f"SELECT path, anchors FROM docs WHERE anchors IS NOT NULL AND path IN"
+                                     f" ({','.join('?' * len(chunk))})", chunk)
+            out.update((path, [(a, s) for a, s in json.loads(text)]) for path, text in rows)
+        return out
+
+    def reference_facts(self, kind: str, needle: bytes) -> dict[str, tuple[str, RecordFacts]]:
+        """Path → (slug, reference facts) of the records of `kind` whose bytes hold `needle`."""
+        bit = 1 << NEEDLES.index(needle)
+        rows = self.conn.execute("SELECT slug, path, needles, facts FROM docs WHERE type = ? AND needles & ?",
+                                 (kind, bit))
+        out = {}
+        for slug, path, bits, blob in rows:
+            fields = marshal.loads(blob) if blob is not None else (None, None, None, None)
+            needles = tuple(n for i, n in enumerate(NEEDLES) if bits & (1 << i))
+            out[path] = (slug, RecordFacts(*fields, needles))
+        return out
+
+    def loaded(self, path: str) -> tuple[str, bytes | None] | None:
+        """(content hash, what reading its YAML gave, encoded) of the record at `path`, or None."""
+        return self.conn.execute("SELECT d.hash, p.loaded FROM docs d LEFT JOIN parsed p USING (id)"
+                                 " WHERE d.path = ?", (path,)).fetchone()
