@@ -80,11 +80,12 @@ def build_report(
     facts_cache: FactsCache | None = None,
 ) -> GcReport:
     """GC candidates for `workspace`; `metrics` (path → RecordUsage) enables `unused` and usage figures.
-    `cache` (the Linter's result cache) lets the lint pass skip every record it has seen unchanged;
-    with it, `facts_cache` lets the GC checks skip them too."""
+    `cache` (the Linter's result cache, over a refreshed record store) lets the lint pass skip every
+    record it has seen unchanged and every record be read from the store; with it, `facts_cache`
+    lets the GC checks skip them too."""
     now = now or dt.datetime.now(dt.UTC)
     cfg = workspace.config
-    snap = Snapshot(workspace, cache=cache)
+    snap = Snapshot(workspace, cache=cache, store=cache.store if cache is not None else None)
     paths = [p for by_slug in snap.slugs.values() for p in by_slug.values()]
     facts_cache = facts_cache if cache is not None else None  # its keys are the Linter cache's
     facts = record_facts(snap, paths, facts_cache)

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memcli.records.parse import ParsedRecord
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 # The byte strings the workspace rules pre-filter on (cheaper than parsing every record).
 NEEDLES = (b"replaced_by", b"requires", b"anchors")

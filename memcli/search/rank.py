@@ -17,6 +17,7 @@ words). With an embedder, three rankings are fused by reciprocal rank: words, me
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -153,13 +154,14 @@ def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:
 
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
     row = index.conn.execute(
-        "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error"
-        " FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
+        "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error,"
+        " anchors FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
     ).fetchone()
-    slug, path, type_, summary, body, kind, status, replaced_by, invocation, error = row
+    slug, path, type_, summary, body, kind, status, replaced_by, invocation, error, anchors = row
     return SearchHit(
         slug=slug, path=path, type=type_, score=score, description=summary,
         snippet=make_snippet(body, query), kind=kind, status=status,
         replaced_by=replaced_by if status == "replaced" else None,
         model_invocation=None if invocation is None else bool(invocation), parse_error=error,
+        anchors=tuple((a, s) for a, s in json.loads(anchors)) if anchors else (),
     )

@@ -22,11 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.search.text import TOKENIZER_VERSION
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 7
-_USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+SCHEMA_VERSION = 7  # the search tokenizer's version is kept apart: see postings.py
 RECORD_DIRS = tuple(KIND_DIRS.values())
 RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
 
@@ -63,6 +61,7 @@ class RefreshStats:
     updated: int = 0
     removed: int = 0
     unchanged: int = 0
+    read: int = 0  # files read (and hashed) by this refresh: changed, new, or not trusted by stamp
 
 
 def store_path(state_dir: Path, root: Path) -> Path:
@@ -89,7 +88,10 @@ def _scandir(folder: Path) -> Iterator[Iterator[os.DirEntry]]:
 
 
 def _connect(target: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(target, timeout=10, isolation_level=None)
+    return sqlite3.connect(target, timeout=10, isolation_level=None)
+
+
+def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is detected and rebuilt
     return conn
 
@@ -103,6 +105,9 @@ class Listing:
     def __init__(self, root: Path) -> None:
         self.folders: list[tuple[str, list[str], array, array]] = []
         self.odd: list[str] = []
+        # A record folder reached through a link: the Linter's walk does not follow it, so readers
+        # that must agree with it read the files themselves (search follows it, as it always has).
+        self.linked = any(os.path.islink(root / folder) for folder in ("memory", "knowledge", *RECORD_DIRS))
         for folder in RECORD_DIRS:
             names: list[str] = []
             stamps, inodes = array("q"), array("Q")
@@ -184,15 +189,19 @@ class Database:
             self.db_path = None  # state folder not writable: still work, from memory
             return self._create(_connect(":memory:"))
         try:
-            if self._valid(conn):
+            if self._valid(_tune(conn)):
                 return conn
         except sqlite3.DatabaseError:
             pass  # "file is not a database", a truncated page...
         conn.close()
-        return self._rebuild_file()
+        try:
+            return self._rebuild_file()
+        except (OSError, sqlite3.Error):
+            self.db_path = None  # cannot replace it: still work, from memory
+            return self._create(_connect(":memory:"))
 
     def _valid(self, conn: sqlite3.Connection) -> bool:
-        if conn.execute("PRAGMA user_version").fetchone()[0] != _USER_VERSION:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             return False
         row = conn.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
         if row is None or row[0] != str(self.root):
@@ -208,9 +217,10 @@ class Database:
         return self._create(_connect(str(self.db_path)))
 
     def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        _tune(conn)
         conn.executescript(_SCHEMA)
         conn.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
-        conn.execute(f"PRAGMA user_version = {_USER_VERSION}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         return conn
 
     def recover(self) -> None:

@@ -3,13 +3,16 @@ written (the spelling signal), derived from the text the store already keeps.
 
 They are the costly part of indexing a record (tokenising, stemming), and only search reads them,
 so a store refreshed for another reader (context, lint, gc-report) leaves them to the next search,
-which derives them from the kept text: the record file is not read or parsed again.
+which derives them from the kept text: the record file is not read or parsed again. When the
+tokenizer changes (its VERSION), every record's postings are made again from the kept text.
 """
 
 from __future__ import annotations
 
 from memcli.search.spelling import words as spelling_words
-from memcli.search.text import index_terms
+from memcli.search.text import TOKENIZER_VERSION, index_terms
+
+VERSION = str(TOKENIZER_VERSION)
 
 
 def postings(slug: str, path: str, ok: bool, description: str, body: str) -> tuple[str, str, str, str, int]:

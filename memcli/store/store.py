@@ -32,6 +32,7 @@ class RecordStore(Database):
     def __init__(self, root, db_path=None, *, racy_ns: int = RACY_NS) -> None:
         self.racy_ns = racy_ns
         self.odd: list[str] = []  # set by refresh(): see Listing.odd
+        self.linked = False  # set by refresh(): see Listing.linked
         super().__init__(root, db_path)
 
     # -- freshness ---------------------------------------------------------------------------
@@ -44,11 +45,14 @@ class RecordStore(Database):
 
     def _refresh(self, postings: bool) -> RefreshStats:
         found = Listing(self.root)
-        self.odd = found.odd
+        self.odd, self.linked = found.odd, found.linked
         # The listing's digest equal to the stored one means nothing changed, without reading a
         # row. It is stored only while every file is trusted by its stamp.
         listing = found.digest()
-        if self.get_meta("listing") == listing and (not postings or self.get_meta("postings")):
+        version = None
+        if postings:
+            from memcli.store.postings import VERSION as version
+        if self.get_meta("listing") == listing and (not postings or self.get_meta("postings") == version):
             return RefreshStats(unchanged=len(found))
         with self.writing():
             stats = self._apply(found.files(), postings)
@@ -57,8 +61,7 @@ class RecordStore(Database):
             trusted = racy is None and self.size() == len(found)
             self.set_meta("listing", listing if trusted else None)
             if postings:
-                self._fill_postings()
-                self.set_meta("postings", "complete")
+                self._fill_postings(version)
             elif stats.added or stats.updated:
                 self.set_meta("postings", None)
         return stats
@@ -78,11 +81,13 @@ class RecordStore(Database):
             self._drop(doc_id)
         now = self.now_ns()
         changed: list[tuple[str, Stamp, str, bytes]] = []
+        read = 0
         for rel, st in todo:
             try:
                 data = (self.root / rel).read_bytes()
             except OSError:
                 continue  # vanished or unreadable between listing and reading: next refresh
+            read += 1
             digest = content_hash(data)
             old = known.get(rel)
             if old and old[1] == digest:
@@ -91,17 +96,20 @@ class RecordStore(Database):
                 unchanged += 1
             else:
                 changed.append((rel, st, digest, data))
-        from memcli.store.build import read_rows
-
         added = updated = 0
-        for (rel, st, digest, _), row in zip(changed, read_rows(changed, postings), strict=True):
+        rows: list[tuple] = []
+        if changed:  # the parser and its models are loaded only when a record is to be parsed
+            from memcli.store.build import read_rows
+
+            rows = read_rows(changed, postings)
+        for (rel, st, digest, _), row in zip(changed, rows, strict=True):
             old = known.get(rel)
             if old:
                 self._drop(old[0])
             self._store(rel, st, now, digest, row)
             updated += bool(old)
             added += not old
-        return RefreshStats(added, updated, len(gone), unchanged)
+        return RefreshStats(added, updated, len(gone), unchanged, read)
 
     def _store(self, rel: str, st: Stamp, now: int, digest: str, row: tuple) -> None:
         *doc, description, summary, body, loaded, made = row
@@ -118,11 +126,17 @@ class RecordStore(Database):
             self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
                               (doc_id, *made[:3]))
 
-    def _fill_postings(self) -> None:
-        """The postings of every record kept without them (refreshed by another reader), made from
-        the kept text."""
+    def _fill_postings(self, version: str | None) -> None:
+        """The postings of every record kept without them (refreshed by another reader, or made by
+        another tokenizer version), made from the kept text."""
         from memcli.store.postings import postings
 
+        marked = self.conn.execute("SELECT value FROM meta WHERE key = 'postings-version'").fetchone()
+        if marked is not None and marked[0] != version:
+            self.conn.execute("DELETE FROM fts")
+            self.conn.execute("UPDATE docs SET terms = NULL")
+            self.conn.execute("UPDATE texts SET words = NULL")
+        self.set_meta("postings-version", version)
         pending = self.conn.execute(
             "SELECT d.id, d.slug, d.path, d.parse_error IS NULL, t.description, t.body FROM docs d"
             " JOIN texts t USING (id) WHERE d.terms IS NULL").fetchall()
@@ -132,6 +146,7 @@ class RecordStore(Database):
             self.conn.execute("UPDATE texts SET words = ? WHERE id = ?", (made[3], doc_id))
             self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
                               (doc_id, *made[:3]))
+        self.set_meta("postings", version)
 
     def _drop(self, doc_id: int) -> None:
         for table, key in (("docs", "id"), ("texts", "id"), ("parsed", "id"), ("fts", "rowid")):
