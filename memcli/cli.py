@@ -47,11 +47,9 @@ SinceOpt = Annotated[
 
 def _json_format(fmt: str, as_json: bool, default: str) -> str:
     """`--json` is `--format json` (every command with JSON output takes it)."""
-    if as_json and fmt not in (default, "json"):
-        from memcli.errors import UsageError
+    from memcli.lean import json_format
 
-        raise UsageError(f"--json and --format {fmt} disagree; give one of them")
-    return "json" if as_json else fmt
+    return json_format(fmt, as_json, default)
 
 
 def _open(workspace: Path | None):

@@ -4,8 +4,9 @@ without Typer, everything else through the CLI.
 git runs `memcli merge-driver` once per file both branches changed, so its start-up is paid per
 file: it skips importing Typer and building the command tree (about a third of its time). The
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
-(memcli/lint_hook.py). An agent waits for `memcli extract --hook` at every session end: it only
-reads stdin and starts a detached worker (memcli/agents/hookio.py).
+(memcli/lint_hook.py), as for `memcli context` and `memcli search`, which agents run at every
+session start and tool call (memcli/lean.py). An agent waits for `memcli extract --hook` at every
+session end: it only reads stdin and starts a detached worker (memcli/agents/hookio.py).
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ def main(argv: list[str] | None = None) -> None:
             os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
             sys.exit(run_guarded(lambda: lint_hook.run(*parsed)))
+    if args[:1] in (["context"], ["search"]):
+        from memcli import lean
+
+        command = lean.parse(args)
+        if command is not None:
+            import os
+
+            from memcli.boundary import run_guarded
+
+            os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # as for the commit path
+            sys.exit(run_guarded(command))
     if args == ["extract", "--hook"]:
         from memcli.agents.hookio import extract_hook
 

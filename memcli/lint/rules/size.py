@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
 from memcli.records.models import record_sources
-from memcli.records.parse import ParsedRecord
 from memcli.tokens import EstimateCounter
 from memcli.workspace import Kind
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 _CAPPED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
 _SOURCED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
