@@ -21,6 +21,10 @@ _DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_
                 " entry, anchors, needles, facts")
 
 
+# The code a row is made by (row.py and what it calls): see _forget_rows_of_other_code.
+_ROW_CODE = ("records", "store", "anchors.py", "recordtext.py", "workspace.py", "__init__.py")
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -34,6 +38,28 @@ class RecordStore(Database):
         self.odd: list[str] = []  # set by refresh(): see Listing.odd
         self.linked = False  # set by refresh(): see Listing.linked
         super().__init__(root, db_path)
+        self._forget_rows_of_other_code()
+
+    def _forget_rows_of_other_code(self) -> None:
+        """Rows are what memcli's parser made of each file: another version of that code (an
+        upgrade, an edit) makes every file be read again; vectors and other readers' caches, keyed
+        by content and their own fingerprints, stay."""
+        from memcli import __version__
+        from memcli.codekey import code_fingerprint
+
+        code = code_fingerprint(_ROW_CODE, f"{__version__}").hex()
+        try:
+            if self.get_meta("code") == code:
+                return
+            with self.writing():
+                for table in ("docs", "texts", "parsed", "fts"):
+                    self.conn.execute(f"DELETE FROM {table}")
+                for key in ("listing", "postings", "postings-version"):
+                    self.set_meta(key, None)
+                self.set_meta("code", code)
+        except sqlite3.DatabaseError:
+            self.recover()
+            self.set_meta("code", code)
 
     # -- freshness ---------------------------------------------------------------------------
     def refresh(self, *, postings: bool = False) -> RefreshStats:

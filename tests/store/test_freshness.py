@@ -1,0 +1,84 @@
+"""The store's one freshness check and what it keeps: postings made only when search asks (from
+the kept text), made again for another tokenizer, rows made again by another version of the
+parser, links and folders left to the readers, helpers for a large build."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memcli.search import SearchIndex
+from memcli.store import RecordStore, build, store_path  # build: a submodule
+from memcli.workspace import Workspace
+
+
+def _store(root: Path, cls=RecordStore):  # type: ignore[no-untyped-def]
+    """The store of `root`, trusting stamps at once (the files were just copied)."""
+    ws = Workspace.open(root)
+    return cls(ws.root, store_path(ws.state_dir, ws.root), racy_ns=0)
+
+
+def test_postings_wait_for_search_and_come_from_the_kept_text(example: Path, monkeypatch) -> None:
+    with _store(example) as store:
+        first = store.refresh()
+        assert first.added == store.size() > 0
+        assert store.conn.execute("SELECT count(*) FROM docs WHERE terms IS NOT NULL").fetchone() == (0,)
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or real(self))
+    with _store(example, SearchIndex) as index:
+        stats = index.refresh()
+        assert (stats.added, stats.read) == (0, 0) and not [p for p in reads if p.suffix == ".md"]
+        assert [h.slug for h in index.search("backup")][:1] == ["sqlite-backup"]
+        assert index.conn.execute("SELECT count(*) FROM docs WHERE terms IS NULL").fetchone() == (0,)
+
+
+def test_another_tokenizer_makes_every_postings_again(example: Path) -> None:
+    with _store(example, SearchIndex) as index:
+        index.refresh()
+        index.set_meta("postings-version", "0")
+        index.set_meta("postings", "0")
+        index.conn.execute("UPDATE texts SET words = 'stale'")
+        assert index.refresh().read == 0  # the files are not read: the text is kept
+        assert index.conn.execute("SELECT count(*) FROM texts WHERE words = 'stale'").fetchone() == (0,)
+        assert [h.slug for h in index.search("backup")][:1] == ["sqlite-backup"]
+
+
+def test_another_parser_version_reads_every_file_again_and_keeps_vectors(example: Path) -> None:
+    with _store(example) as store:
+        store.refresh()
+        store.conn.execute("INSERT INTO vectors VALUES ('h', 'm', x'00')")
+        store.set_meta("code", "an older memcli")
+    with _store(example) as store:
+        assert store.refresh().added == store.size() > 0
+        assert store.conn.execute("SELECT count(*) FROM vectors").fetchone() == (1,)
+
+
+def test_links_and_folders_are_left_to_readers(example: Path) -> None:
+    os.symlink(example / "knowledge/wal-mode.md", example / "knowledge/link.md")
+    (example / "knowledge/folder.md").mkdir()
+    with _store(example) as store:
+        store.refresh()
+        assert sorted(store.odd) == ["knowledge/folder.md", "knowledge/link.md"]
+        assert "knowledge/link.md" not in store.hashes() and not store.linked
+
+
+def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeypatch) -> None:
+    monkeypatch.setattr(build.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(build, "_cores", lambda: 3)
+
+    def rows(min_files: int) -> list[tuple]:
+        monkeypatch.setattr(build, "MIN_FILES", min_files)
+        with SearchIndex(generated) as index:  # in memory
+            index.refresh()
+            return index.conn.execute(
+                "SELECT d.path, d.hash, d.valid, d.entry, d.anchors, d.facts, d.terms, t.words, p.loaded FROM"
+                " docs d JOIN texts t USING (id) LEFT JOIN parsed p USING (id) ORDER BY d.path").fetchall()
+
+    forked = []
+    real = build._fork
+    monkeypatch.setattr(build, "_fork", lambda *a: forked.append(real(*a)) or forked[-1])
+    alone = rows(10**9)
+    assert not forked
+    assert rows(100) == alone
+    assert len(forked) == 2 and None not in forked
