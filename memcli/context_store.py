@@ -48,6 +48,6 @@ def read_resident(workspace: Workspace,
         rec = snap.record(SUMMARY_PATH)
         summary = (rec.model is not None, rec.body)
     else:
-        summary = store.record(SUMMARY_PATH)
+        summary = store.summary()
     lines, summary_path, skipped = summary_part(summary, skipped)
     return shown, skipped, lines, summary_path

@@ -24,19 +24,21 @@ from pathlib import Path
 
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 7  # the search tokenizer's version is kept apart: see postings.py
+SCHEMA_VERSION = 8  # the search tokenizer's version is kept apart: see postings.py
 RECORD_DIRS = tuple(KIND_DIRS.values())
 RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
+_INO_MASK = (1 << 63) - 1
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- docs stays small (no text): every refresh scans it, every search filters on it. terms is NULL
--- until the record's postings are made (postings.py); the rest comes from one parse (row.py).
+-- until the record's postings are made (postings.py); the rest comes from one parse (row.py);
+-- valid is NULL for the kinds whose validity no reader asks of the store.
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, checked_ns INTEGER NOT NULL, hash TEXT NOT NULL,
   type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT, status TEXT, replaced_by TEXT, model_invocation INTEGER,
-  parse_error TEXT, valid INTEGER NOT NULL, updated_ts REAL, entry TEXT, anchors TEXT,
+  parse_error TEXT, valid INTEGER, updated_ts REAL, entry TEXT, anchors TEXT,
   needles INTEGER NOT NULL, facts BLOB, terms INTEGER);
 -- words: the record's words as written, for the spelling signal (search/spelling.py)
 CREATE TABLE texts(id INTEGER PRIMARY KEY, description TEXT NOT NULL, summary TEXT NOT NULL,
@@ -154,7 +156,8 @@ class Listing:
         return h.hexdigest()
 
     def files(self) -> dict[str, Stamp]:
-        return {prefix + name: (stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i])
+        """Path → stamp (the inode cut to 63 bits: SQLite integers are signed)."""
+        return {prefix + name: (stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK)
                 for prefix, names, stamps, inodes in self.folders for i, name in enumerate(names)}
 
 

@@ -1,7 +1,9 @@
 """One record file, parsed once, as the store keeps it: what every reader needs from it.
 
-The parse is the Linter's (frontmatter validated against the kind's model), so "valid" here is
-exactly what `memcli lint` calls a record without parse or schema errors. From it come:
+The parse is the Linter's: for the kinds the resident context shows (knowledge, the summary) the
+frontmatter is validated against the kind's model, so "valid" there is exactly what `memcli lint`
+calls a record without parse or schema errors (the other kinds' validity is no reader's business
+here: the Linter and gc-report validate what they read, from what the store kept). From it come:
 * the search fields (filters, the hit's description, the body for snippets; the terms are derived
   from these later, see postings.py);
 * the resident-context fields of valid records: `updated_at` as a timestamp, and for knowledge the
@@ -26,6 +28,7 @@ from memcli.store import codec
 from memcli.workspace import Kind, locate
 
 _SUMMARY_CHARS = 160
+_VALIDATED = (Kind.KNOWLEDGE, Kind.SUMMARY)  # the kinds whose validity a reader of the store asks
 
 # The columns of one row, in order (docs, then texts, then the kept YAML): a plain tuple, so a row
 # crosses a pipe from a helper process with marshal.
@@ -62,7 +65,7 @@ def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
     found and fixed."""
     loc = locate(rel)
     assert loc.kind is not None and loc.slug is not None
-    rec = parse_record(rel, data, loc.kind, loc.slug)
+    rec = parse_record(rel, data, loc.kind, loc.slug, validate=loc.kind in _VALIDATED)
     meta = rec.meta or {}
     body = rec.body if rec.meta is not None else rec.text
     description = _str(meta, "description") or ""
@@ -73,11 +76,12 @@ def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
         updated_ts = model.updated_at.timestamp()
         if loc.kind is Kind.KNOWLEDGE:
             entry = one_line(model.description)
-    anchors = [[a.path, a.symbol] for a in anchors_of(meta)]
+    anchors = [[a.path, a.symbol] for a in anchors_of(meta)] if "anchors" in meta else []
     facts = RecordFacts.of(rec, data)
     return (
         loc.kind.value, loc.slug, _str(meta, "kind"), _str(meta, "status"), _str(meta, "replaced_by"),
-        invocation if isinstance(invocation, bool) else None, rec.parse_error, model is not None,
+        invocation if isinstance(invocation, bool) else None, rec.parse_error,
+        model is not None if loc.kind in _VALIDATED else None,
         updated_ts, entry, json.dumps(anchors, ensure_ascii=False) if anchors else None,
         needle_bits(facts.needles), facts_blob(facts), description, description or first_line(body), body,
         codec.encode(rec.loaded) if rec.loaded is not None else None,

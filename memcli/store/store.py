@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from memcli.records.facts import NEEDLES, RecordFacts
 from memcli.store.db import RACY_NS, Database, Listing, RefreshStats, Stamp
+from memcli.workspace import SUMMARY_PATH
 
 _DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_error, valid, updated_ts,"
                 " entry, anchors, needles, facts")
@@ -122,35 +123,33 @@ class RecordStore(Database):
                 unchanged += 1
             else:
                 changed.append((rel, st, digest, data))
-        added = updated = 0
-        rows: list[tuple] = []
-        if changed:  # the parser and its models are loaded only when a record is to be parsed
-            from memcli.store.build import read_rows
+        if not changed:
+            return RefreshStats(0, 0, len(gone), unchanged, read)
+        from memcli.store.build import read_rows  # the parser and its models: only to parse a record
 
-            rows = read_rows(changed, postings)
-        for (rel, st, digest, _), row in zip(changed, rows, strict=True):
-            old = known.get(rel)
-            if old:
-                self._drop(old[0])
-            self._store(rel, st, now, digest, row)
-            updated += bool(old)
-            added += not old
-        return RefreshStats(added, updated, len(gone), unchanged, read)
+        olds = [known[rel][0] for rel, *_ in changed if rel in known]
+        for doc_id in olds:
+            self._drop(doc_id)
+        self._store(changed, read_rows(changed, postings), now)
+        return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read)
 
-    def _store(self, rel: str, st: Stamp, now: int, digest: str, row: tuple) -> None:
-        *doc, description, summary, body, loaded, made = row
-        terms = made[4] if made else None
-        cur = self.conn.execute(
-            f"INSERT INTO docs(path, mtime_ns, size, ctime_ns, ino, checked_ns, hash, {_DOC_COLUMNS}, terms)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (rel, *st, now, digest, *doc, terms))
-        doc_id = cur.lastrowid
-        self.conn.execute("INSERT INTO texts VALUES (?,?,?,?,?)",
-                          (doc_id, description, summary, body, made[3] if made else None))
-        if loaded is not None:
-            self.conn.execute("INSERT INTO parsed VALUES (?, ?)", (doc_id, loaded))
-        if made:
-            self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
-                              (doc_id, *made[:3]))
+    def _store(self, changed: list[tuple[str, Stamp, str, bytes]], rows: list[tuple], now: int) -> None:
+        """Insert the rows of the changed files, table by table (new ids, after the highest)."""
+        first = (self.conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+        docs, texts, parsed, fts = [], [], [], []
+        for doc_id, ((rel, st, digest, _), row) in enumerate(zip(changed, rows, strict=True), first):
+            *doc, description, summary, body, loaded, made = row
+            docs.append((doc_id, rel, *st, now, digest, *doc, made[4] if made else None))
+            texts.append((doc_id, description, summary, body, made[3] if made else None))
+            if loaded is not None:
+                parsed.append((doc_id, loaded))
+            if made:
+                fts.append((doc_id, *made[:3]))
+        columns = f"id, path, mtime_ns, size, ctime_ns, ino, checked_ns, hash, {_DOC_COLUMNS}, terms"
+        self.conn.executemany(f"INSERT INTO docs({columns}) VALUES ({','.join('?' * 22)})", docs)
+        self.conn.executemany("INSERT INTO texts VALUES (?,?,?,?,?)", texts)
+        self.conn.executemany("INSERT INTO parsed VALUES (?, ?)", parsed)
+        self.conn.executemany("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)", fts)
 
     def _fill_postings(self, version: str | None) -> None:
         """The postings of every record kept without them (refreshed by another reader, or made by
@@ -198,10 +197,10 @@ class RecordStore(Database):
                                  " FROM docs WHERE type = 'knowledge'")
         return [(s, p, bool(v), k, e, None if i is None else bool(i), u) for s, p, v, k, e, i, u in rows]
 
-    def record(self, path: str) -> tuple[bool, str] | None:
-        """(valid, body) of the record at `path`, or None when it is not kept."""
+    def summary(self) -> tuple[bool, str] | None:
+        """(valid, body) of memory/summary.md, or None when it is not kept."""
         row = self.conn.execute("SELECT d.valid, t.body FROM docs d JOIN texts t USING (id) WHERE d.path = ?",
-                                (path,)).fetchone()
+                                (SUMMARY_PATH,)).fetchone()
         return None if row is None else (bool(row[0]), row[1])
 
     def anchors(self, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
