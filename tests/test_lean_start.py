@@ -19,7 +19,7 @@ NEVER = {"litellm", "openai", "tiktoken", "numpy", "mcp", "git", "httpx", "jsons
 CHANGED_RECORDS = {"yaml", "memcli.records.parse", "memcli.records.models"}  # only to parse a record
 SEARCH = {"snowballstemmer", "memcli.search"}
 CLI = {"typer", "click"}
-LEAN = NEVER | CHANGED_RECORDS | CLI | {"rich", "memcli.lint"}  # context and search, skipping Typer
+LEAN = NEVER | CHANGED_RECORDS | CLI | {"rich", "memcli.lint", "pydantic"}  # context, search: no Typer
 PATHS: dict[str, tuple[list[str], set[str]]] = {
     "context": (["context"], LEAN | SEARCH | {"rapidfuzz"}),
     "context --json": (["context", "--json"], LEAN | SEARCH),

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 
+from memcli.config import as_dict
 from memcli.context import Entry, order_entries
 from memcli.gc.checks import (
     bloat_candidates,
@@ -127,7 +128,7 @@ def build_report(
         records=len(valid),
         candidates=tuple(sorted(candidates, key=Candidate.sort_key)),
         skipped=skipped,
-        config={**cfg.gc.model_dump(), "protect_rate": cfg.metrics.protect_rate},
+        config={**as_dict(cfg.gc), "protect_rate": cfg.metrics.protect_rate},
         metrics_available=bool(metrics),
         drift_checked=drift_note is None,
         drift_note=drift_note,

@@ -12,9 +12,10 @@ inputs. It is a cache: any problem reading or writing it just means a cold run.
 from __future__ import annotations
 
 import hashlib
+import json
 
 from memcli.codekey import code_fingerprint
-from memcli.config import LintConfig
+from memcli.config import LintConfig, as_dict
 from memcli.lint.finding import Finding, Severity
 from memcli.store import RecordStore
 from memcli.store.cache import ScopeCache
@@ -27,7 +28,7 @@ _CODE = ("lint", "records", "anchors.py", "secrets.py", "slug.py", "workspace.py
 def fingerprint(config: LintConfig) -> str:
     from memcli import __version__
 
-    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}:{config.model_dump_json()}").hex()
+    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}:{json.dumps(as_dict(config))}").hex()
 
 
 def _derived_key(name: str, inputs: bytes) -> bytes:

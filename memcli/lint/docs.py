@@ -74,10 +74,12 @@ def render_markdown() -> str:
 
 def settings_of(rule: Rule) -> list[str]:
     """The `[lint]` thresholds a rule reads (the fields its code names)."""
+    import dataclasses
+
     from memcli.config import LintConfig
 
     source = inspect.getsource(type(rule))
-    return [name for name in LintConfig.model_fields if f".{name}" in source]
+    return [f.name for f in dataclasses.fields(LintConfig) if f".{f.name}" in source]
 
 
 def _workspace_config(workspace: Path | None):
