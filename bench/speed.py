@@ -11,7 +11,8 @@ round by round with its baselines (load from elsewhere hits them alike):
   read floor               a cold python reading every record file's bytes
   memcli context           the resident context, as the SessionStart hook runs it
   memcli search QUERY      one query, output piped (as an agent's shell tool reads it)
-  memcli lint --paths-only the commit path, one decision file
+  memcli lint --paths-only the commit path, one decision file: unchanged, and just edited (as at a
+                           commit: the file is appended to before each of these runs)
 In one long-lived process (as the MCP server): SearchIndex.search (freshness check included)
 beside rank_bm25's BM25Okapi.get_top_n over the same records, query by query, alternated.
 Cold index build: SearchIndex.refresh() into an empty store, in a fresh process.
@@ -110,6 +111,7 @@ def main() -> None:
                    "PYTHONPATH": os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")])}
             env.pop("GITHUB_ACTIONS", None)
             env.pop("FORCE_COLOR", None)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an install runs: its bytecode cached
             envs[name] = env
         commands: dict[str, tuple[list[str], dict[str, str]]] = {
             "python -c pass": ([py, "-c", "pass"], envs["after"]),
@@ -121,13 +123,19 @@ def main() -> None:
             commands[f"memcli search ({name})"] = ([py, "-c", ENTRY, "search", "QUERY"], env)
             lint = [py, "-c", ENTRY, "lint", "--paths-only", one]
             commands[f"memcli lint --paths-only ONE ({name})"] = (lint, env)
+            commands[f"  the same, ONE just edited ({name})"] = ([*lint, "EDIT"], env)
         for cmd, env in commands.values():  # warm: the stores, caches and memo; the page cache
             for query in QUERIES[:2]:
-                timed([query if c == "QUERY" else c for c in cmd], env, root)
+                timed([query if c == "QUERY" else c for c in cmd if c != "EDIT"], env, root)
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
+        edited = root / one
         for i in range(args.rounds):
             for label, (cmd, env) in commands.items():
                 query = QUERIES[i % len(QUERIES)]
+                if cmd[-1] == "EDIT":  # a real change each time, as at a commit
+                    cmd = cmd[:-1]
+                    edited.write_text(edited.read_text(encoding="utf-8") + f"\nEdited {label} {i}.\n",
+                                      encoding="utf-8")
                 times[label].append(timed([query if c == "QUERY" else c for c in cmd], env, root))
         inprocess = {}
         for _ in range(2):  # alternated between checkouts

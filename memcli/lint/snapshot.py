@@ -242,12 +242,14 @@ class Snapshot:
     def facts_with(self, kind: Kind, needle: bytes) -> list[tuple[str, str, RecordFacts]]:
         """(slug, path, facts) of the records of `kind` whose bytes contain `needle`, sorted by slug;
         from this run or the store when known (an unchanged file is not even read), else parsed."""
-        kept = self.store.reference_facts(kind.value, needle) if self.store is not None else {}
-        out = []
-        for slug, path in sorted(self.slugs[kind].items()):
+        by_slug = self.slugs[kind]
+        found: dict[str, RecordFacts] = {}
+        if self.store is not None:  # the store's rows of this kind, as far as this snapshot has them
+            for path, (slug, facts) in self._kept_facts(kind).items():
+                if needle in facts.needles and by_slug.get(slug) == path and path not in self.overlay:
+                    found[path] = facts
+        for path in self._unkept(kind):  # links, proposed changes, records the store does not hold
             facts = self._facts.get(path)
-            if facts is None and self._stored(path):
-                facts = kept[path][1] if path in kept else NO_FACTS
             if facts is None:
                 data, _ = self.raw(path)
                 if data is None:
@@ -257,8 +259,31 @@ class Snapshot:
                 facts = RecordFacts.of(self._read_only(path, data), data) if needles else NO_FACTS
                 self._facts[path] = facts
             if needle in facts.needles:
-                out.append((slug, path, facts))
-        return out
+                found[path] = facts
+        for path, facts in self._facts.items():  # what this run read itself comes first
+            if by_slug.get(locate(path).slug or "") != path:
+                continue
+            if needle in facts.needles:
+                found[path] = facts
+            else:
+                found.pop(path, None)
+        slug_of = {path: slug for slug, path in by_slug.items()}
+        return sorted(((slug_of[p], p, f) for p, f in found.items()), key=lambda row: row[0])
+
+    def _kept_facts(self, kind: Kind) -> dict[str, tuple[str, RecordFacts]]:
+        """Path → (slug, reference facts) of every record of `kind` the store holds with a needle."""
+        key = f"kept-facts:{kind}"
+        if key not in self._memo:
+            assert self.store is not None
+            self._memo[key] = self.store.reference_facts(kind.value)
+        return self._memo[key]
+
+    def _unkept(self, kind: Kind) -> list[str]:
+        """The paths of `kind` the store does not answer for (all of them without a store)."""
+        key = f"unkept:{kind}"
+        if key not in self._memo:
+            self._memo[key] = [p for p in self.slugs[kind].values() if not self._stored(p)]
+        return self._memo[key]
 
     @staticmethod
     def folder_of(kind: Kind) -> str:

@@ -214,16 +214,21 @@ class RecordStore(Database):
             out.update((path, [(a, s) for a, s in json.loads(text)]) for path, text in rows)
         return out
 
-    def reference_facts(self, kind: str, needle: bytes) -> dict[str, tuple[str, RecordFacts]]:
-        """Path → (slug, reference facts) of the records of `kind` whose bytes hold `needle`."""
-        bit = 1 << NEEDLES.index(needle)
+    def reference_facts(self, kind: str, needle: bytes | None = None) -> dict[str, tuple[str, RecordFacts]]:
+        """Path → (slug, reference facts) of the records of `kind` whose bytes hold `needle` (any of
+        NEEDLES when None)."""
+        bit = (1 << len(NEEDLES)) - 1 if needle is None else 1 << NEEDLES.index(needle)
         rows = self.conn.execute("SELECT slug, path, needles, facts FROM docs WHERE type = ? AND needles & ?",
                                  (kind, bit))
         out = {}
+        made: dict[tuple[int, bytes | None], RecordFacts] = {}  # records often share their facts
         for slug, path, bits, blob in rows:
-            fields = marshal.loads(blob) if blob is not None else (None, None, None, None)
-            needles = tuple(n for i, n in enumerate(NEEDLES) if bits & (1 << i))
-            out[path] = (slug, RecordFacts(*fields, needles))
+            facts = made.get((bits, blob))
+            if facts is None:
+                fields = marshal.loads(blob) if blob is not None else (None, None, None, None)
+                needles = tuple(n for i, n in enumerate(NEEDLES) if bits & (1 << i))
+                facts = made[bits, blob] = RecordFacts(*fields, needles)
+            out[path] = (slug, facts)
         return out
 
     def loaded(self, path: str) -> tuple[str, bytes | None] | None:
