@@ -33,6 +33,8 @@ class SearchIndex(RecordStore):
         super().__init__(root, db_path, racy_ns=racy_ns)
         self.vectors: VectorStats | None = None  # set by a search with an embedder
         self.vector_cache: VectorCache | None = None  # the record vectors, kept between searches
+        self._memo: dict[str, object] = {}
+        self._memo_state: tuple[int, int] | None = None
 
     @classmethod
     def for_workspace(cls, ws: Workspace) -> SearchIndex:
@@ -73,6 +75,19 @@ class SearchIndex(RecordStore):
             self.refresh()
             return rank(self, query, **kwargs)
 
+    def memo(self, key: str, compute):  # -> the value compute() gives
+        """A value derived from the index, computed once while the index does not change (this
+        connection's writes and other processes' commits are both watched, as for vectors)."""
+        state = (self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if state != self._memo_state:
+            self._memo, self._memo_state = {}, state
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def size(self) -> int:
+        return self.memo("size", super().size)
+
     def avg_length(self) -> float:
         """The mean number of indexed terms per record (BM25's length normalisation)."""
-        return self.conn.execute("SELECT avg(terms) FROM docs").fetchone()[0] or 0.0
+        return self.memo("avg", lambda: self.conn.execute("SELECT avg(terms) FROM docs").fetchone()[0] or 0.0)

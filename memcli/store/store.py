@@ -64,6 +64,7 @@ class RecordStore(Database):
 
     # -- freshness ---------------------------------------------------------------------------
     def refresh(self, *, postings: bool = False) -> RefreshStats:
+        """Bring the store in step with the files (with `postings`, the search postings too)."""
         try:
             return self._refresh(postings)
         except sqlite3.DatabaseError:
