@@ -126,20 +126,21 @@ def main() -> None:
             commands[f"memcli search ({name})"] = ([py, "-c", ENTRY, "search", "QUERY"], env)
             lint = [py, "-c", ENTRY, "lint", "--paths-only", one]
             commands[f"memcli lint --paths-only ONE ({name})"] = (lint, env)
-            commands[f"  the same, ONE just edited ({name})"] = ([*lint, "EDIT"], env)
+        lint_one = [py, "-c", ENTRY, "lint", "--paths-only", one]
+        edits = {f"  the same, ONE just edited ({name})": (lint_one, env) for name, env in envs.items()}
         for cmd, env in commands.values():  # warm: the stores, caches and memo; the page cache
             for query in QUERIES[:2]:
-                timed([query if c == "QUERY" else c for c in cmd if c != "EDIT"], env, root)
+                timed([query if c == "QUERY" else c for c in cmd], env, root)
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
-        edited = root / one
-        for i in range(args.rounds):
+        for i in range(args.rounds):  # nothing changes
             for label, (cmd, env) in commands.items():
                 query = QUERIES[i % len(QUERIES)]
-                if cmd[-1] == "EDIT":  # a real change each time, as at a commit
-                    cmd = cmd[:-1]
-                    edited.write_text(edited.read_text(encoding="utf-8") + f"\nEdited {label} {i}.\n",
-                                      encoding="utf-8")
                 times[label].append(timed([query if c == "QUERY" else c for c in cmd], env, root))
+        edited = root / one
+        for i in range(args.rounds):  # then the commit path on a file changed just before, as at a commit
+            for label, (cmd, env) in edits.items():
+                edited.write_text(edited.read_text(encoding="utf-8") + f"\nEdited {i}.\n", encoding="utf-8")
+                times.setdefault(label, []).append(timed(cmd, env, root))
         inprocess = {}
         for _ in range(2):  # alternated between checkouts
             for name, env in envs.items():

@@ -38,6 +38,7 @@ class RecordStore(Database):
         self.racy_ns = racy_ns
         self.odd: list[str] = []  # set by refresh(): see Listing.odd
         self.linked = False  # set by refresh(): see Listing.linked
+        self._hashes: dict[str, str] | None = None  # see hashes()
         super().__init__(root, db_path)
         self._forget_rows_of_other_code()
 
@@ -72,6 +73,7 @@ class RecordStore(Database):
             return self._refresh(postings)
 
     def _refresh(self, postings: bool) -> RefreshStats:
+        self._hashes = None
         found = Listing(self.root)
         self.odd, self.linked = found.odd, found.linked
         # The listing's digest equal to the stored one means nothing changed, without reading a
@@ -95,16 +97,22 @@ class RecordStore(Database):
         return stats
 
     def _apply(self, files: dict[str, Stamp], postings: bool) -> RefreshStats:
-        rows = self.conn.execute(
-            "SELECT path, mtime_ns, size, ctime_ns, ino, checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs",
-            (self.racy_ns,)).fetchall()
-        trusted = {path: (mtime, size, ctime, ino) for path, mtime, size, ctime, ino, ok in rows if ok}
+        known: dict[str, tuple[int, str]] = {}  # path → (id, content hash)
+        trusted: dict[str, Stamp] = {}  # path → stamp, of the rows whose stamp can be trusted
+        rows = self.conn.execute("SELECT path, id, hash, mtime_ns, size, ctime_ns, ino,"
+                                 " checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs", (self.racy_ns,))
+        for path, doc_id, digest, mtime, size, ctime, ino, ok in rows:
+            known[path] = (doc_id, digest)
+            if ok:
+                trusted[path] = (mtime, size, ctime, ino)
+        self._hashes = {path: digest for path, (_, digest) in known.items()}
         todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
         unchanged = len(files) - len(todo)
-        if not todo and len(rows) == len(files):  # same paths, none changed
+        if not todo and len(known) == len(files):  # same paths, none changed
             return RefreshStats(unchanged=unchanged)
-        known = {row[0]: row[1:] for row in self.conn.execute("SELECT path, id, hash FROM docs")}
         gone = [known[p][0] for p in known.keys() - files.keys()]
+        for path in known.keys() - files.keys():
+            del self._hashes[path]
         for doc_id in gone:
             self._drop(doc_id)
         now = self.now_ns()
@@ -132,6 +140,7 @@ class RecordStore(Database):
         for doc_id in olds:
             self._drop(doc_id)
         self._store(changed, read_rows(changed, postings), now)
+        self._hashes.update((rel, digest) for rel, _, digest, _ in changed)
         return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read)
 
     def _store(self, changed: list[tuple[str, Stamp, str, bytes]], rows: list[tuple], now: int) -> None:
@@ -188,8 +197,11 @@ class RecordStore(Database):
         return row[0], row[1]
 
     def hashes(self) -> dict[str, str]:
-        """Path → content hash of every record kept."""
-        return dict(self.conn.execute("SELECT path, hash FROM docs"))
+        """Path → content hash of every record kept (known without a query when this object's last
+        refresh had to read the rows)."""
+        if self._hashes is None:
+            self._hashes = dict(self.conn.execute("SELECT path, hash FROM docs"))
+        return self._hashes
 
     def knowledge(self) -> list[tuple[str, str, bool, str | None, str | None, bool | None, float | None]]:
         """(slug, path, valid, kind, one-line description, model_invocation, updated_at timestamp)
