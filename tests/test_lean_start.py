@@ -26,7 +26,7 @@ PATHS: dict[str, tuple[list[str], set[str]]] = {
     "search": (["search", "sqlite backup"], LEAN | {"memcli.context"}),
     "search --json": (["search", "wal", "--json"], LEAN),
     "lint --paths-only": (["lint", "--paths-only", "knowledge/wal-mode.md"],
-                          NEVER | CHANGED_RECORDS - {"memcli.records.models"} | SEARCH | CLI | {"rich"}),
+                          NEVER | CHANGED_RECORDS | SEARCH | CLI | {"rich", "pydantic"}),
     "lint": (["lint"], NEVER | {"yaml", "memcli.records.parse"} | SEARCH | {"rich"}),
     "gc-report --json": (["gc-report", "--json"], NEVER | {"yaml"} | SEARCH | {"rich"}),
     "why": (["why", "sqlite-backup"], NEVER | {"yaml"} | SEARCH | {"rich", "rapidfuzz", "memcli.lint"}),

@@ -282,7 +282,8 @@ class Snapshot:
         """The paths of `kind` the store does not answer for (all of them without a store)."""
         key = f"unkept:{kind}"
         if key not in self._memo:
-            self._memo[key] = [p for p in self.slugs[kind].values() if not self._stored(p)]
+            kept, overlay = self._hashes, self.overlay
+            self._memo[key] = [p for p in self.slugs[kind].values() if p not in kept or p in overlay]
         return self._memo[key]
 
     @staticmethod
