@@ -24,7 +24,7 @@ from pathlib import Path
 
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
 
-SCHEMA_VERSION = 8  # the search tokenizer's version is kept apart: see postings.py
+SCHEMA_VERSION = 9  # the search tokenizer's version is kept apart: see postings.py
 RECORD_DIRS = tuple(KIND_DIRS.values())
 RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
 _INO_MASK = (1 << 63) - 1
@@ -47,6 +47,9 @@ CREATE TABLE texts(id INTEGER PRIMARY KEY, description TEXT NOT NULL, summary TE
 CREATE TABLE parsed(id INTEGER PRIMARY KEY, loaded BLOB NOT NULL);
 -- record vectors for the optional semantic signal (search/semantic.py), by content hash and model
 CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
+-- the last listing the rows fully reflect, per record folder (see diff.py)
+CREATE TABLE listing(folder TEXT PRIMARY KEY, names TEXT NOT NULL, stamps BLOB NOT NULL,
+  inodes BLOB NOT NULL);
 -- results derived from records' contents by other readers (lint findings, gc facts), see cache.py
 CREATE TABLE cache(scope TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
   PRIMARY KEY (scope, key)) WITHOUT ROWID;

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.store import diff
 from memcli.store.db import RACY_NS, Database, Listing, RefreshStats, Stamp
 from memcli.workspace import SUMMARY_PATH
 
@@ -58,6 +59,7 @@ class RecordStore(Database):
                     self.conn.execute(f"DELETE FROM {table}")
                 for key in ("listing", "postings", "postings-version"):
                     self.set_meta(key, None)
+                diff.keep(self.conn, None, [])
                 self.set_meta("code", code)
         except sqlite3.DatabaseError:
             self.recover()
@@ -85,34 +87,63 @@ class RecordStore(Database):
         if self.get_meta("listing") == listing and (not postings or self.get_meta("postings") == version):
             return RefreshStats(unchanged=len(found))
         with self.writing():
-            stats = self._apply(found.files(), postings)
-            racy = self.conn.execute("SELECT 1 FROM docs WHERE checked_ns - max(mtime_ns, ctime_ns) <= ?"
-                                     " LIMIT 1", (self.racy_ns,)).fetchone()
-            trusted = racy is None and self.size() == len(found)
-            self.set_meta("listing", listing if trusted else None)
+            files = found.files()
+            paths = diff.moved(self.conn, found) if self.size() == len(files) else None
+            if paths is None:  # files came or went: every row is compared
+                stats, complete = self._apply(files, postings)
+            else:
+                moved = {p: files[p] for p in paths if p in files}
+                stats, complete = self._apply_some(moved, len(files), postings)
+            untrusted = [path for (path,) in self.conn.execute(
+                "SELECT path FROM docs WHERE checked_ns - max(mtime_ns, ctime_ns) <= ?", (self.racy_ns,))]
+            complete = complete and self.size() == len(found)
+            diff.keep(self.conn, found if complete else None, untrusted)
+            self.set_meta("listing", listing if complete and not untrusted else None)
             if postings:
                 self._fill_postings(version)
             elif stats.added or stats.updated:
                 self.set_meta("postings", None)
         return stats
 
-    def _apply(self, files: dict[str, Stamp], postings: bool) -> RefreshStats:
-        known: dict[str, tuple[int, str]] = {}  # path → (id, content hash)
-        trusted: dict[str, Stamp] = {}  # path → stamp, of the rows whose stamp can be trusted
-        rows = self.conn.execute("SELECT path, id, hash, mtime_ns, size, ctime_ns, ino,"
-                                 " checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs", (self.racy_ns,))
-        for path, doc_id, digest, mtime, size, ctime, ino, ok in rows:
-            known[path] = (doc_id, digest)
-            if ok:
-                trusted[path] = (mtime, size, ctime, ino)
+    def _rows(self, paths: list[str] | None = None) -> tuple[dict[str, tuple[int, str]], dict[str, Stamp]]:
+        """(path → (id, content hash), path → stamp of the rows whose stamp can be trusted) of
+        every row, or of the rows of `paths`."""
+        known: dict[str, tuple[int, str]] = {}
+        trusted: dict[str, Stamp] = {}
+        sql = ("SELECT path, id, hash, mtime_ns, size, ctime_ns, ino,"
+               " checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs")
+        chunks = [None] if paths is None else [paths[i : i + 500] for i in range(0, len(paths), 500)]
+        for chunk in chunks:
+            where = "" if chunk is None else f" WHERE path IN ({','.join('?' * len(chunk))})"
+            for path, doc_id, digest, mtime, size, ctime, ino, ok in self.conn.execute(
+                    sql + where, (self.racy_ns, *(chunk or ()))):
+                known[path] = (doc_id, digest)
+                if ok:
+                    trusted[path] = (mtime, size, ctime, ino)
+        return known, trusted
+
+    def _apply(self, files: dict[str, Stamp], postings: bool) -> tuple[RefreshStats, bool]:
+        """Compare every row with `files` (the whole listing) and bring them in step."""
+        known, trusted = self._rows()
         self._hashes = {path: digest for path, (_, digest) in known.items()}
         todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
-        unchanged = len(files) - len(todo)
-        if not todo and len(known) == len(files):  # same paths, none changed
-            return RefreshStats(unchanged=unchanged)
         gone = [known[p][0] for p in known.keys() - files.keys()]
         for path in known.keys() - files.keys():
             del self._hashes[path]
+        return self._update(todo, known, gone, len(files) - len(todo), postings)
+
+    def _apply_some(self, files: dict[str, Stamp], total: int, postings: bool) -> tuple[RefreshStats, bool]:
+        """Compare the rows of `files` only (diff.py: the others did not move) and update them."""
+        known, trusted = self._rows(list(files))
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
+        return self._update(todo, known, [], total - len(todo), postings)
+
+    def _update(self, todo: list[tuple[str, Stamp]], known: dict[str, tuple[int, str]], gone: list[int],
+                unchanged: int, postings: bool) -> tuple[RefreshStats, bool]:
+        """Drop the `gone` rows, read the `todo` files and store what changed; (stats, whether every
+        file was read: else the kept listing would not be what the rows reflect)."""
+        if not todo and not gone:
+            return RefreshStats(unchanged=unchanged), True
         for doc_id in gone:
             self._drop(doc_id)
         now = self.now_ns()
@@ -132,16 +163,18 @@ class RecordStore(Database):
                 unchanged += 1
             else:
                 changed.append((rel, st, digest, data))
+        complete = read == len(todo)
         if not changed:
-            return RefreshStats(0, 0, len(gone), unchanged, read)
+            return RefreshStats(0, 0, len(gone), unchanged, read), complete
         from memcli.store.build import read_rows  # the parser and its models: only to parse a record
 
         olds = [known[rel][0] for rel, *_ in changed if rel in known]
         for doc_id in olds:
             self._drop(doc_id)
         self._store(changed, read_rows(changed, postings), now)
-        self._hashes.update((rel, digest) for rel, _, digest, _ in changed)
-        return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read)
+        if self._hashes is not None:
+            self._hashes.update((rel, digest) for rel, _, digest, _ in changed)
+        return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read), complete
 
     def _store(self, changed: list[tuple[str, Stamp, str, bytes]], rows: list[tuple], now: int) -> None:
         """Insert the rows of the changed files, table by table (new ids, after the highest)."""

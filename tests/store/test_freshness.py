@@ -5,6 +5,7 @@ parser, links and folders left to the readers, helpers for a large build."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from memcli.search import SearchIndex
@@ -82,3 +83,61 @@ def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeyp
     assert not forked
     assert rows(100) == alone
     assert len(forked) == 2 and None not in forked
+
+
+def _age(root: Path, seconds: float = 3600) -> None:
+    """Every record file last changed an hour ago (stamps the store trusts at once)."""
+    for path in root.rglob("*.md"):
+        st = path.stat()
+        os.utime(path, (st.st_atime - seconds, st.st_mtime - seconds))
+
+
+def test_an_edit_in_place_is_found_from_the_kept_listing(generated: Path, monkeypatch) -> None:
+    from memcli.store import diff
+
+    _age(generated)
+    time.sleep(0.1)  # (aging moved the ctimes to now: let them settle past the short window below)
+    ws = Workspace.open(generated)
+    window = 50_000_000  # 50 ms instead of 2 s, so the test need not wait
+    with RecordStore(ws.root, store_path(ws.state_dir, ws.root), racy_ns=window) as store:
+        store.refresh()
+    target = generated / "memory/decisions/mail-v1.md"
+    target.write_text(target.read_text(encoding="utf-8").replace("cron", "CRON"), encoding="utf-8")
+    asked = []
+    real = diff.moved
+    monkeypatch.setattr(diff, "moved", lambda conn, found: asked.append(real(conn, found)) or asked[-1])
+    with RecordStore(ws.root, store_path(ws.state_dir, ws.root), racy_ns=window) as store:
+        stats = store.refresh()
+        assert asked == [["memory/decisions/mail-v1.md"]]
+        assert (stats.updated, stats.read) == (1, 1)
+        assert "CRON" in store.conn.execute("SELECT body FROM texts JOIN docs USING (id) WHERE path = ?",
+                                            ("memory/decisions/mail-v1.md",)).fetchone()[0]
+        assert store.refresh().read == 1  # just written: not trusted yet, read again ...
+        assert asked[-1] == ["memory/decisions/mail-v1.md"]  # ... from the kept list of untrusted paths
+
+
+def test_files_added_or_removed_compare_every_row(generated: Path, monkeypatch) -> None:
+    from memcli.store import diff
+
+    _age(generated)
+    with _store(generated) as store:
+        store.refresh()
+        before = store.size()
+        (generated / "memory/decisions/mail-v1.md").unlink()
+        (generated / "memory/decisions/mail-v2.md").rename(generated / "memory/decisions/mail-v9.md")
+        asked = []
+        real = diff.moved
+        monkeypatch.setattr(diff, "moved", lambda conn, found: asked.append(real(conn, found)) or asked[-1])
+        stats = store.refresh()
+        assert asked in ([], [None]) and (stats.removed, stats.added) == (2, 1) and store.size() == before - 1
+        assert "memory/decisions/mail-v9.md" in store.hashes()
+
+
+def test_rows_lost_behind_the_store_s_back_are_read_again(generated: Path) -> None:
+    _age(generated)
+    with _store(generated) as store:
+        store.refresh()
+        store.conn.execute("DELETE FROM docs WHERE path = 'memory/decisions/mail-v1.md'")
+        store.set_meta("listing", None)
+        assert store.refresh().added == 1
+        assert "memory/decisions/mail-v1.md" in store.hashes()
