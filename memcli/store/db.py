@@ -158,6 +158,11 @@ class Listing:
             h.update(inodes.tobytes())
         return h.hexdigest()
 
+    def stamp(self, prefix: str, i: int) -> Stamp:
+        """The stamp of the `i`th file of the folder listed under `prefix`."""
+        _, _, stamps, inodes = next(f for f in self.folders if f[0] == prefix)
+        return stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK
+
     def files(self) -> dict[str, Stamp]:
         """Path → stamp (the inode cut to 63 bits: SQLite integers are signed)."""
         return {prefix + name: (stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK)

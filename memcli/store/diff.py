@@ -13,20 +13,22 @@ from __future__ import annotations
 import sqlite3
 from array import array
 
-from memcli.store.db import Listing
+from memcli.store.db import Listing, Stamp
 
 _CHUNK = 64  # stamps compared a slice at a time, then one by one inside a slice that differs
 
 
-def moved(conn: sqlite3.Connection, found: Listing) -> list[str] | None:
-    """The paths whose stamp differs from the kept listing or was not trusted then, when the
-    record folders hold the same names; None when that cannot be told (compare every row)."""
+def moved(conn: sqlite3.Connection, found: Listing) -> dict[str, Stamp] | None:
+    """Path → stamp now of the files whose stamp differs from the kept listing or was not trusted
+    then, when the record folders hold the same names; None when that cannot be told (compare
+    every row)."""
     kept = {folder: (names, stamps, inodes) for folder, names, stamps, inodes
             in conn.execute("SELECT folder, names, stamps, inodes FROM listing")}
     untrusted = conn.execute("SELECT value FROM meta WHERE key = 'untrusted'").fetchone()
     if untrusted is None or len(kept) != len(found.folders):
         return None
-    out = [p for p in untrusted[0].split("\n") if p]
+    wanted = {p for p in untrusted[0].split("\n") if p}
+    out: dict[str, Stamp] = {}
     for prefix, names, stamps, inodes in found.folders:
         old = kept.get(prefix)
         if old is None or old[0] != "\n".join(names):
@@ -34,8 +36,11 @@ def moved(conn: sqlite3.Connection, found: Listing) -> list[str] | None:
         old_stamps, old_inodes = array("q"), array("Q")
         old_stamps.frombytes(old[1])
         old_inodes.frombytes(old[2])
-        for i in _differing(stamps, old_stamps, 3) | _differing(inodes, old_inodes, 1):
-            out.append(prefix + names[i])
+        indexes = _differing(stamps, old_stamps, 3) | _differing(inodes, old_inodes, 1)
+        if any(p.startswith(prefix) for p in wanted):  # (few: the files changed in the last seconds)
+            indexes.update(i for i, name in enumerate(names) if prefix + name in wanted)
+        for i in indexes:
+            out[prefix + names[i]] = found.stamp(prefix, i)
     return out
 
 

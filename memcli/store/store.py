@@ -87,13 +87,11 @@ class RecordStore(Database):
         if self.get_meta("listing") == listing and (not postings or self.get_meta("postings") == version):
             return RefreshStats(unchanged=len(found))
         with self.writing():
-            files = found.files()
-            paths = diff.moved(self.conn, found) if self.size() == len(files) else None
-            if paths is None:  # files came or went: every row is compared
-                stats, complete = self._apply(files, postings)
+            moved = diff.moved(self.conn, found) if self.size() == len(found) else None
+            if moved is None:  # files came or went: every row is compared
+                stats, complete = self._apply(found.files(), postings)
             else:
-                moved = {p: files[p] for p in paths if p in files}
-                stats, complete = self._apply_some(moved, len(files), postings)
+                stats, complete = self._apply_some(moved, len(found), postings)
             untrusted = [path for (path,) in self.conn.execute(
                 "SELECT path FROM docs WHERE checked_ns - max(mtime_ns, ctime_ns) <= ?", (self.racy_ns,))]
             complete = complete and self.size() == len(found)

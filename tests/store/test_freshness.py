@@ -108,12 +108,12 @@ def test_an_edit_in_place_is_found_from_the_kept_listing(generated: Path, monkey
     monkeypatch.setattr(diff, "moved", lambda conn, found: asked.append(real(conn, found)) or asked[-1])
     with RecordStore(ws.root, store_path(ws.state_dir, ws.root), racy_ns=window) as store:
         stats = store.refresh()
-        assert asked == [["memory/decisions/mail-v1.md"]]
+        assert [list(m) for m in asked] == [["memory/decisions/mail-v1.md"]]
         assert (stats.updated, stats.read) == (1, 1)
         assert "CRON" in store.conn.execute("SELECT body FROM texts JOIN docs USING (id) WHERE path = ?",
                                             ("memory/decisions/mail-v1.md",)).fetchone()[0]
         assert store.refresh().read == 1  # just written: not trusted yet, read again ...
-        assert asked[-1] == ["memory/decisions/mail-v1.md"]  # ... from the kept list of untrusted paths
+        assert list(asked[-1]) == ["memory/decisions/mail-v1.md"]  # ... from the kept list of untrusted paths
 
 
 def test_files_added_or_removed_compare_every_row(generated: Path, monkeypatch) -> None:
