@@ -12,9 +12,6 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from memcli.records.models import FIELD_ALIASES, MODELS
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
 from memcli.workspace import Kind
@@ -184,6 +181,12 @@ def _shown(value: Any) -> str:
 
 def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
     assert rec.kind is not None
+    # The models (pydantic behind them) load with the first record to validate: reading a record
+    # for its raw values (the store, the reference rules, `why`) needs neither.
+    from pydantic import ValidationError
+
+    from memcli.records.models import FIELD_ALIASES, MODELS
+
     model = MODELS[rec.kind]
     known = set(model.model_fields)
     values: dict[str, Any] = {}
