@@ -84,7 +84,8 @@ class RecordStore(Database):
         version = None
         if postings:
             from memcli.store.postings import VERSION as version
-        if self.get_meta("listing") == listing and (not postings or self.get_meta("postings") == version):
+        kept = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('listing', 'postings')"))
+        if kept.get("listing") == listing and (not postings or kept.get("postings") == version):
             return RefreshStats(unchanged=len(found))
         with self.writing():
             moved = diff.moved(self.conn, found) if self.size() == len(found) else None
