@@ -12,42 +12,26 @@ Decisions are not part of the resident context, so a replaced decision never app
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli.context_read import KIND_ORDER, Entry, from_files, from_store, order_entries, resident_entries
 from memcli.errors import EXIT_OK, UsageError
 from memcli.recordtext import one_line
-from memcli.slug import is_valid_slug
 from memcli.tokens import TokenCounter, get_counter
-from memcli.workspace import SUMMARY_PATH, Kind, Workspace
+from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from memcli.lint.snapshot import Snapshot
 
-__all__ = ["ContextResult", "Entry", "build_context", "one_line", "order_entries", "resident_entries", "run"]
+# (Entry, order_entries, resident_entries: gc-report builds the same index; one_line: its facts)
+__all__ = ["KIND_ORDER", "ContextResult", "Entry", "build_context", "one_line", "order_entries",
+           "resident_entries", "run"]
 
-KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
 FORMATS = ("markdown", "json")
 MIN_BUDGET = 100
 INDEX_HEADING = "## Knowledge index\n\nRead `knowledge/<slug>.md` when an entry applies to the task.\n\n"
-
-
-@dataclass(frozen=True)
-class Entry:
-    slug: str
-    kind: str
-    description: str
-    path: str
-    stale: tuple[str, ...] = ()  # why its code anchors no longer hold (memcli.anchors)
-
-    @property
-    def line(self) -> str:
-        mark = f" ⚠ stale anchor: {'; '.join(self.stale)}" if self.stale else ""
-        return f"- {self.slug} — {self.description}{mark}\n"
 
 
 @dataclass(frozen=True)
@@ -79,83 +63,6 @@ class ContextResult:
             "skipped": list(self.skipped),
             "text": self.text,
         }
-
-
-Row = tuple[str, str, "tuple[str, str, bool, dt.datetime | float] | None"]
-# What the text is made of: entries with their anchor marks, skipped paths, summary lines, its path.
-Resident = tuple[list[Entry], list[str], list[str], "str | None"]
-
-
-def resident_rows(snapshot: Snapshot) -> list[Row]:
-    """(slug, path, (kind, one-line description, model_invocation, updated_at) or None for a record
-    that did not validate) of every knowledge record of `snapshot`."""
-    rows: list[Row] = []
-    for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
-        model = snapshot.record(path).model
-        if model is None:
-            rows.append((slug, path, None))
-        else:
-            rows.append((slug, path, (model.kind, one_line(model.description), model.model_invocation,
-                                      model.updated_at)))
-    return rows
-
-
-def resident_entries(snapshot: Snapshot) -> tuple[list[Entry], list[str]]:
-    """Every valid model-invoked knowledge entry in context order, and the broken paths skipped."""
-    return order_entries(resident_rows(snapshot))
-
-
-def order_entries(rows: Iterable[Row]) -> tuple[list[Entry], list[str]]:
-    """`resident_entries` from `resident_rows`, however they were read (`updated_at` a datetime
-    or its POSIX timestamp)."""
-    entries: list[tuple[tuple[object, ...], Entry]] = []
-    skipped: list[str] = []
-    for slug, path, fields in rows:
-        if fields is None or not is_valid_slug(slug):  # what `memcli lint` rejects is not shown
-            skipped.append(path)
-            continue
-        kind, description, invoked, updated_at = fields
-        if not invoked:  # the parser maps the old spelling `model_invokation` here
-            continue
-        entry = Entry(slug, kind, description, path)
-        stamp = updated_at.timestamp() if isinstance(updated_at, dt.datetime) else updated_at
-        entries.append(((KIND_ORDER.index(kind), -stamp, slug), entry))
-    entries.sort(key=lambda pair: pair[0])
-    return [e for _, e in entries], sorted(skipped)
-
-
-def snapshot_anchors(snapshot: Snapshot, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
-    """Path → the (path, symbol) anchors each of `paths` names, for those naming any."""
-    from memcli.anchors import anchors_of
-
-    out = {}
-    for path in paths:
-        meta = snapshot.record(path).meta
-        anchors = anchors_of(meta) if meta and "anchors" in meta else []
-        if anchors:
-            out[path] = [(a.path, a.symbol) for a in anchors]
-    return out
-
-
-def with_anchor_marks(root: Path, entries: list[Entry],
-                      anchors: dict[str, list[tuple[str, str | None]]]) -> list[Entry]:
-    """Entries whose record names code that moved or went away carry why, so the agent reads the
-    warning beside the claim (`anchors`: what `snapshot_anchors` gives). Records without anchors
-    cost nothing."""
-    from dataclasses import replace
-
-    from memcli.anchors import Anchor, AnchorChecker
-
-    named = [(n, [Anchor(path, symbol) for path, symbol in anchors[e.path]])
-             for n, e in enumerate(entries) if e.path in anchors]
-    if not named:
-        return entries
-    issues = AnchorChecker(root).check_many([found for _, found in named])
-    out = list(entries)
-    for (n, _), found in zip(named, issues, strict=True):
-        if found:
-            out[n] = replace(out[n], stale=tuple(i.message for i in found))
-    return out
 
 
 def _closing(shown: int, total: int, truncated: bool, budget: int) -> str:
@@ -190,20 +97,6 @@ class _Layout:
     n: int
     truncated: bool
     tokens: int
-
-
-def summary_part(summary: tuple[bool, str] | None,
-                 skipped: list[str]) -> tuple[list[str], str | None, list[str]]:
-    """The summary's lines, its path and `skipped` from (valid, body) of the summary, None when
-    there is none."""
-    if summary is None:
-        return [], None, skipped
-    valid, body = summary
-    if not valid:
-        return [], None, sorted([*skipped, SUMMARY_PATH])
-    body = body.strip("\n")
-    lines = [line + "\n" for line in body.split("\n")] + ["\n"] if body.strip() else []
-    return lines, SUMMARY_PATH, skipped
 
 
 def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int) -> str:
@@ -246,9 +139,9 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
     budget = workspace.config.context.budget_tokens if budget is None else budget
     if budget < MIN_BUDGET:
         raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
-    read = _from_store(workspace) if snapshot is None and entries is None else None
+    read = from_store(workspace) if snapshot is None and entries is None else None
     if read is None:
-        shown, skipped, lines, summary_path = _from_snapshot(workspace, snapshot, entries)
+        shown, skipped, lines, summary_path = from_files(workspace, snapshot, entries)
     else:
         shown, skipped, lines, summary_path = read
     if counter is not None:
@@ -258,34 +151,6 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
     text = _text(lines, shown, layout, budget)
     return ContextResult(text, layout.tokens, budget, name, summary_path, layout.truncated,
                          tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped))
-
-
-def _from_snapshot(workspace: Workspace, snapshot: Snapshot | None,
-                   entries: tuple[list[Entry], list[str]] | None) -> Resident:
-    """(entries with anchor marks, skipped, summary lines, summary path), read from the files."""
-    from memcli.lint.snapshot import Snapshot
-
-    snap = snapshot or Snapshot(workspace)
-    shown, skipped = entries if entries is not None else resident_entries(snap)
-    shown = with_anchor_marks(snap.root, shown, snapshot_anchors(snap, [e.path for e in shown]))
-    summary = None
-    if snap.exists(SUMMARY_PATH):
-        rec = snap.record(SUMMARY_PATH)
-        summary = (rec.model is not None, rec.body)
-    lines, summary_path, skipped = summary_part(summary, skipped)
-    return shown, skipped, lines, summary_path
-
-
-def _from_store(workspace: Workspace) -> Resident | None:
-    """The same from the record store (memcli.store), or None where it cannot answer."""
-    from memcli.context_store import read_resident
-    from memcli.store import open_store
-
-    store = open_store(workspace)
-    if store is None:
-        return None
-    with store:
-        return read_resident(workspace, store)
 
 
 def _memoised_fit(workspace: Workspace, summary_lines: list[str], entries: list[Entry],

@@ -1,33 +1,24 @@
-"""The record store's SQLite file: schema, opening, and the one freshness check.
+"""The record store's SQLite file: its schema, opening it, throwing it away.
 
-Every reader calls `refresh()` first: the record folders are listed and every file lstat-ed, and
-only files whose stamp (mtime, size, ctime, inode) changed — or whose stamp is too close to when
-they were read to be trusted, the "racy clean" case git also guards against — are read again; a
-file whose bytes hash the same is not parsed again. Files gone from the listing are dropped, so a
-rename is a drop plus an add. The database is a cache: when it is corrupt, deleted, from another
-schema version or built for another root, it is thrown away and rebuilt without a word. Without a
-writable state folder it lives in memory.
+The database is a cache: when it is corrupt, deleted, from another schema version or built for
+another root, it is thrown away and rebuilt without a word. Without a writable state folder it
+lives in memory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
-import stat
 import time
-from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Workspace
+from memcli.workspace import Workspace
 
 SCHEMA_VERSION = 9  # the search tokenizer's version is kept apart: see postings.py
-RECORD_DIRS = tuple(KIND_DIRS.values())
 RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
-_INO_MASK = (1 << 63) - 1
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,9 +48,6 @@ CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """
 
-Stamp = tuple[int, int, int, int]  # mtime_ns, size, ctime_ns, inode
-
-
 @dataclass(frozen=True)
 class RefreshStats:
     added: int = 0
@@ -76,22 +64,6 @@ def store_path(state_dir: Path, root: Path) -> Path:
     return Path(state_dir) / "search" / f"index-{digest}.sqlite"
 
 
-@contextlib.contextmanager
-def _scandir(folder: Path) -> Iterator[Iterator[os.DirEntry]]:
-    """os.scandir over an open descriptor of `folder` where the platform allows it (each entry's
-    stat is then an fstatat relative to the folder), else over its path."""
-    if os.scandir not in os.supports_fd:
-        with os.scandir(folder) as entries:
-            yield entries
-        return
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        with os.scandir(fd) as entries:
-            yield entries
-    finally:
-        os.close(fd)
-
-
 def _connect(target: str) -> sqlite3.Connection:
     return sqlite3.connect(target, timeout=10, isolation_level=None)
 
@@ -99,74 +71,6 @@ def _connect(target: str) -> sqlite3.Connection:
 def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is detected and rebuilt
     return conn
-
-
-class Listing:
-    """The record files found by one scan, per folder: names and stamps side by side (no stat
-    objects, no path strings: at 10 000 records this runs before every read), and the entries
-    that sit where a record file would but are not regular files (links, folders), which the
-    store does not keep and readers take from the disk themselves."""
-
-    def __init__(self, root: Path) -> None:
-        self.folders: list[tuple[str, list[str], array, array]] = []
-        self.odd: list[str] = []
-        # A record folder reached through a link: the Linter's walk does not follow it, so readers
-        # that must agree with it read the files themselves (search follows it, as it always has).
-        self.linked = any(os.path.islink(root / folder) for folder in ("memory", "knowledge", *RECORD_DIRS))
-        for folder in RECORD_DIRS:
-            names: list[str] = []
-            stamps, inodes = array("q"), array("Q")
-            try:
-                with _scandir(root / folder) as entries:
-                    for entry in entries:
-                        name = entry.name
-                        if not name.endswith(".md") or name[0] == ".":
-                            continue
-                        try:
-                            st = entry.stat(follow_symlinks=False)
-                        except OSError:  # gone since the directory was read
-                            continue
-                        if not stat.S_ISREG(st.st_mode):
-                            self.odd.append(f"{folder}/{name}")
-                            continue
-                        names.append(name)
-                        stamps.extend((st.st_mtime_ns, st.st_size, st.st_ctime_ns))
-                        inodes.append(st.st_ino)
-            except OSError:
-                continue
-            self.folders.append((folder + "/", names, stamps, inodes))
-        try:
-            st = os.lstat(root / SUMMARY_PATH)
-        except OSError:
-            return
-        if stat.S_ISREG(st.st_mode):
-            stamps = array("q", (st.st_mtime_ns, st.st_size, st.st_ctime_ns))
-            self.folders.append(("", [SUMMARY_PATH], stamps, array("Q", (st.st_ino,))))
-        else:
-            self.odd.append(SUMMARY_PATH)
-
-    def __len__(self) -> int:
-        return sum(len(names) for _, names, _, _ in self.folders)
-
-    def digest(self) -> str:
-        """One digest of every (path, stamp): equal to the stored one means nothing changed."""
-        h = hashlib.blake2b(digest_size=16)
-        for prefix, names, stamps, inodes in self.folders:
-            h.update(f"{prefix}\0{len(names)}\0".encode())
-            h.update("\n".join(names).encode())
-            h.update(stamps.tobytes())
-            h.update(inodes.tobytes())
-        return h.hexdigest()
-
-    def stamp(self, prefix: str, i: int) -> Stamp:
-        """The stamp of the `i`th file of the folder listed under `prefix`."""
-        _, _, stamps, inodes = next(f for f in self.folders if f[0] == prefix)
-        return stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK
-
-    def files(self) -> dict[str, Stamp]:
-        """Path → stamp (the inode cut to 63 bits: SQLite integers are signed)."""
-        return {prefix + name: (stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK)
-                for prefix, names, stamps, inodes in self.folders for i, name in enumerate(names)}
 
 
 class Database:

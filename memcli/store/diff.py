@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 
-from memcli.store.db import Listing, Stamp
+from memcli.store.listing import Listing, Stamp
 
 _CHUNK = 64  # stamps compared a slice at a time, then one by one inside a slice that differs
 

@@ -1,9 +1,13 @@
 """`RecordStore`: the parsed records of a workspace, kept fresh by one stat-based check.
 
-`refresh()` brings the store in step with the files (db.py says how); records that changed are
-parsed once (row.py), by helper processes when there are many (build.py). `refresh(postings=True)`
-also makes the search postings of every record that lacks them (postings.py): only search asks.
-Readers then query rows instead of parsing files; see the methods below.
+Every reader calls `refresh()` first: the record folders are listed and every file lstat-ed
+(listing.py), and only files whose stamp changed — or whose stamp was too close to when they were
+read to be trusted, the "racy clean" case git also guards against — are read again; a file whose
+bytes hash the same is not parsed again. Files gone from the listing are dropped, so a rename is a
+drop plus an add. Records that changed are parsed once (row.py), by helper processes when there
+are many (build.py). `refresh(postings=True)` also makes the search postings of every record that
+lacks them (postings.py): only search asks. Readers then query rows instead of parsing files; see
+the methods below.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from collections.abc import Iterable
 
 from memcli.records.facts import NEEDLES, RecordFacts
 from memcli.store import diff
-from memcli.store.db import RACY_NS, Database, Listing, RefreshStats, Stamp
+from memcli.store.db import RACY_NS, Database, RefreshStats
+from memcli.store.listing import Listing, Stamp
 from memcli.workspace import SUMMARY_PATH
 
 _DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_error, valid, updated_ts,"
