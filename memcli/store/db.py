@@ -139,9 +139,16 @@ class Database:
         return conn
 
     def recover(self) -> None:
-        """Throw the database away and start again (after a DatabaseError mid-read)."""
+        """Throw the database away and start again (after a DatabaseError mid-read); in memory when
+        the file cannot be replaced (a read-only state folder holding an old store)."""
         self.conn.close()
-        self.conn = self._rebuild_file() if self.db_path is not None else self._create(_connect(":memory:"))
+        if self.db_path is not None:
+            try:
+                self.conn = self._rebuild_file()
+                return
+            except (OSError, sqlite3.Error):
+                self.db_path = None
+        self.conn = self._create(_connect(":memory:"))
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:

@@ -141,3 +141,19 @@ def test_rows_lost_behind_the_store_s_back_are_read_again(generated: Path) -> No
         store.set_meta("listing", None)
         assert store.refresh().added == 1
         assert "memory/decisions/mail-v1.md" in store.hashes()
+
+
+def test_a_store_that_cannot_be_replaced_goes_on_in_memory(example: Path, monkeypatch) -> None:
+    # A broken store in a folder that refuses the new file (read-only, a stray lock): readers go on.
+    from memcli.store.db import Database
+
+    with _store(example) as store:
+        store.refresh()
+
+        def refuse(self):  # type: ignore[no-untyped-def]
+            raise PermissionError("read-only state folder")
+
+        monkeypatch.setattr(Database, "_rebuild_file", refuse)
+        store.recover()
+        assert store.db_path is None
+        assert store.refresh().added == store.size() > 0
