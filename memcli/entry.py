@@ -4,11 +4,12 @@ without Typer, everything else through the CLI.
 git runs `memcli merge-driver` once per file both branches changed, so its start-up is paid per
 file: it skips importing Typer and building the command tree (about a third of its time). The
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
-(memcli/lint_hook.py). An agent waits for `memcli extract --hook` at every session end: it only
-reads stdin and starts a detached worker (memcli/agents/hookio.py). An agent gives `memcli mcp`
-about a second to answer its handshake, most of it spent importing the MCP SDK: Typer would add
-a tenth of a second more (memcli/mcpserver/server.py). Every session start runs `memcli hooks
-session-start`, and the agent waits for its context.
+(memcli/lint_hook.py), as for `memcli context` and `memcli search`, which agents run at every
+session start and tool call (memcli/lean.py). An agent waits for `memcli extract --hook` at every
+session end: it only reads stdin and starts a detached worker (memcli/agents/hookio.py). An agent
+gives `memcli mcp` about a second to answer its handshake, most of it spent importing the MCP SDK:
+Typer would add a tenth of a second more (memcli/mcpserver/server.py). Every session start runs
+`memcli hooks session-start`, and the agent waits for its context.
 """
 
 from __future__ import annotations
@@ -78,6 +79,15 @@ def main(argv: list[str] | None = None) -> None:
         workspace = opts.get("workspace")
         sys.exit(session_start(opts.get("agent", "claude-code"), getattr(sys.stdin, "buffer", None),
                                Path(workspace) if workspace is not None else None))
+    if args[:1] in (["context"], ["search"]):
+        from memcli import lean
+
+        command = lean.parse(args)
+        if command is not None:
+            from memcli.boundary import run_guarded
+
+            _no_pydantic_plugins()
+            sys.exit(run_guarded(command))
     if args == ["extract", "--hook"]:
         from memcli.agents.hookio import extract_hook
 

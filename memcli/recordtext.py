@@ -11,6 +11,7 @@ import re
 _FENCE = re.compile(r"^---[ \t]*$")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _BINARY_PROBE = 8192
+_SPACES = re.compile(r"\s+")
 
 
 def decode(data: bytes) -> tuple[str | None, str | None, int | None]:
@@ -40,3 +41,8 @@ def split(text: str) -> tuple[str, str, int] | str:
         if _CLOSE.match(lines[i]):
             return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), i + 2
     return "unterminated frontmatter: no closing '---' line after the opening one on line 1"
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: every run of whitespace one space, none at the ends."""
+    return _SPACES.sub(" ", text).strip()

@@ -19,8 +19,9 @@ from memcli.errors import EXIT_OK, MemcliError, UsageError
 from memcli.gc.drift import git_text
 from memcli.provenance import role_of
 from memcli.records.models import Source, cited_sources
-from memcli.records.parse import parse_record
+from memcli.records.parse import ParsedRecord, parse_record
 from memcli.staging import staging_prefix
+from memcli.store import RecordStore, codec, content_hash, open_store
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace, locate
 
 RUN_TRAILER = "Memcli-Run"  # the trailer consolidation writes (memcli.consolidate.gitops)
@@ -264,17 +265,28 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
 # ---------------------------------------------------------------- the rest
 
 
-def _replaces(ws: Workspace, slug: str) -> list[str]:
+def _replaces(ws: Workspace, slug: str, store: RecordStore | None) -> list[str]:
+    """The decisions whose `replaced_by` names `slug`: those the store keeps from its rows, the rest
+    (links, or all of them without a store) read from the disk."""
+    folder = KIND_DIRS[Kind.DECISION]
     out = []
-    folder = ws.root / KIND_DIRS[Kind.DECISION]
-    for path in sorted(folder.glob("*.md")):
-        data = path.read_bytes()
+    if store is not None:
+        kept = store.reference_facts(Kind.DECISION.value, b"replaced_by")
+        out = [path for path, (_, facts) in kept.items() if facts.replaced_by == slug]
+        others = [p for p in store.odd if p.startswith(folder + "/")]
+    else:
+        others = [f"{folder}/{p.name}" for p in (ws.root / folder).glob("*.md")]
+    for rel in others:
+        full = ws.root / rel
+        if rel.rpartition("/")[2].startswith(".") or not full.is_file():
+            continue  # a hidden file or a folder is no record
+        data = full.read_bytes()
         if slug.encode() not in data:
             continue  # cheap filter: a file that never spells the slug cannot point at it
-        meta = parse_record(path.name, data, Kind.DECISION, path.stem, validate=False).meta or {}
+        meta = parse_record(rel, data, Kind.DECISION, Path(rel).stem, validate=False).meta or {}
         if meta.get("replaced_by") == slug:
-            out.append(f"{KIND_DIRS[Kind.DECISION]}/{path.name}")
-    return out
+            out.append(rel)
+    return sorted(out)
 
 
 def _usage(ws: Workspace, rel: str) -> dict[str, Any] | None:
@@ -291,11 +303,35 @@ def _usage(ws: Workspace, rel: str) -> dict[str, Any] | None:
             "last_use": found.last_use.isoformat() if found.last_use else None}
 
 
-def story(ws: Workspace, target: str) -> Story:
+def story(ws: Workspace, target: str, *, use_store: bool = True) -> Story:
+    """The story of the record `target` names; through the record store (memcli.store) unless
+    `use_store` is False (then every file is read: the same story)."""
+    store = open_store(ws) if use_store else None
+    if store is None:
+        return _story(ws, target, None)
+    with store:
+        store.refresh()
+        return _story(ws, target, store)
+
+
+def _record(ws: Workspace, rel: str, store: RecordStore | None) -> ParsedRecord:
+    """The record at `rel`, read for its raw values; rebuilt from what the store kept of it when the
+    store read these same bytes."""
+    loc = locate(rel)
+    assert loc.kind is not None and loc.slug is not None
+    data = (ws.root / rel).read_bytes()
+    loaded = None
+    kept = store.loaded(rel) if store is not None else None
+    if kept is not None and kept[1] is not None and kept[0] == content_hash(data):
+        loaded = codec.decode(kept[1])
+    return parse_record(rel, data, loc.kind, loc.slug, validate=False, loaded=loaded)
+
+
+def _story(ws: Workspace, target: str, store: RecordStore | None) -> Story:
     rel = resolve(ws, target)
     loc = locate(rel)
     assert loc.kind is not None and loc.slug is not None
-    rec = parse_record(rel, (ws.root / rel).read_bytes(), loc.kind, loc.slug, validate=False)
+    rec = _record(ws, rel, store)
     meta = rec.meta or {}
     notes = [f"the frontmatter does not parse: {rec.parse_error}"] if rec.parse_error else []
     found = record_sources(loc.kind, meta)
@@ -309,7 +345,7 @@ def story(ws: Workspace, target: str) -> Story:
         path=rel, kind=loc.kind.value, slug=loc.slug,
         status=str(meta["status"]) if "status" in meta else None,
         replaced_by=str(replaced_by) if replaced_by else None,
-        replaces=_replaces(ws, loc.slug) if loc.kind is Kind.DECISION else [],
+        replaces=_replaces(ws, loc.slug, store) if loc.kind is Kind.DECISION else [],
         history=changes, sources=trace(ws, found), usage=_usage(ws, rel), notes=notes,
     )
 

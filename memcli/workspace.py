@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from memcli.config import CONFIG_FILE, Config, config_source, load_config
+from memcli.config import CONFIG_FILE, Config, config_source, load_config, state_dir_of
+from memcli.config import STATE_DIR_ENV as STATE_DIR_ENV  # (kept importable from here)
+from memcli.config import STATE_DIR_NAME as STATE_DIR_NAME
 from memcli.errors import WorkspaceNotFound
 
-STATE_DIR_ENV = "MEMCLI_STATE_DIR"
-STATE_DIR_NAME = ".memcli"
 STAGING_DIR = "memory/_staging"
 
 
@@ -128,8 +128,7 @@ class Workspace:
     @cached_property
     def state_dir(self) -> Path:
         """Local, git-ignored state (index, ledger, run log, metrics); MEMCLI_STATE_DIR overrides."""
-        override = os.environ.get(STATE_DIR_ENV)
-        return Path(override) if override else self.root / STATE_DIR_NAME
+        return state_dir_of(self.root)
 
     @property
     def staging_dir(self) -> Path:

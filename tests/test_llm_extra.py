@@ -18,6 +18,8 @@ import pytest
 from consolidate.helpers import git, init_repo, snapshot, write_staging
 from support.fake_llm import FAKE_KEY
 
+from memcli.config import CACHE_FILE as CONFIG_CACHE
+
 REPO = Path(__file__).resolve().parents[1]
 TRANSCRIPT = (REPO / "tests/fixtures/transcripts/claude-code/codemie-ai__codemie-code/-tmp-private/"
               "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
@@ -50,10 +52,11 @@ def _memcli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _state() -> dict[str, bytes]:
-    """The state folder, less the session-scan cache (reading sessions may refresh it)."""
+    """The state folder, less the caches a read may refresh: the session scan (reading sessions)
+    and the validated config (reading memcli.toml)."""
     state = Path(os.environ["MEMCLI_STATE_DIR"])
     return {p.name: p.read_bytes() for p in state.rglob("*")
-            if p.is_file() and p.name != "sessions-scan.json"}
+            if p.is_file() and p.name not in ("sessions-scan.json", CONFIG_CACHE)}
 
 
 @pytest.fixture

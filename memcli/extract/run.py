@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import os
@@ -65,8 +66,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         raise UsageError("--redo goes with --stale")
     infos = discover(workspace, since=since, paths=paths)
     cfg = workspace.config.extract
-    cfg = cfg.model_copy(update={"chunk_tokens": _chunk_tokens(workspace, model, cfg.chunk_tokens),
-                                 **({"idle_minutes": 0} if ended else {})})
+    cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens),
+                              **({"idle_minutes": 0} if ended else {}))
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
         print_dry_run(todo, as_json)

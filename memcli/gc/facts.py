@@ -3,31 +3,29 @@
 Every check reads only a few fields of a record (its dates and status, the slugs and repository
 paths it names, a sketch of its body for near-duplicates, its resident-index entry), so each
 record is parsed once into a small `GcFacts` and every check reads that. The facts are a pure
-function of the record's path and bytes and of memcli's code, so they are cached in the state dir
-under the Linter's content key — which the Linter's cache derives from the file's stat, so an
-unchanged record is neither read nor parsed on the next report. Near-duplicate pairs still
-compare the real bodies: those few records are parsed again on demand.
-Like the Linter's cache, any problem reading or writing this one just means a cold run.
+function of the record's path and bytes and of memcli's code, so they are kept in the record
+store (memcli.store.cache), like the Linter's findings, under the content key the store knows from
+its freshness check: an unchanged record is neither read nor parsed on the next report.
+Near-duplicate pairs still compare the real bodies: those few records are rebuilt from the store
+on demand. Any problem reading or writing the cache just means a cold run.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import marshal
 from dataclasses import dataclass, fields
-from pathlib import Path
 
-from memcli.atomicio import atomic_write_bytes
 from memcli.codekey import code_fingerprint
 from memcli.gc.checks import referenced_slugs
 from memcli.gc.drift import mentions
 from memcli.gc.duplicates import DUPLICATE_KINDS, TokenHashes, normalise, sample
 from memcli.records.parse import ParsedRecord
+from memcli.store import RecordStore
+from memcli.store.cache import ScopeCache
 from memcli.workspace import Kind
 
-FACTS_FILE = "gc-facts.marshal"
-_FORMAT = 3
+_FORMAT = 4
 # Code whose change can change a record's facts.
 _CODE = ("gc", "records", "anchors.py", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py",
          "__init__.py")
@@ -83,76 +81,49 @@ def facts_of(rec: ParsedRecord, hashes: TokenHashes | None = None) -> GcFacts:
     )
 
 
-def _fingerprint() -> bytes:
+def _fingerprint() -> str:
     from memcli import __version__
 
-    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}")
+    return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}").hex()
 
 
 class FactsCache:
-    """Content key (the Linter's) → the facts of that record, as plain tuples."""
+    """Content key (the record store's) → the facts of that record, kept in the store; also the
+    near-duplicate scores of body pairs and workspace-wide results keyed by their inputs."""
 
-    def __init__(self, file: Path | None) -> None:
-        self.file = file
-        self.fingerprint = _fingerprint()
-        self._old: dict[bytes, tuple] = {}
-        self._new: dict[bytes, tuple] = {}
-        self._old_scores: dict[bytes, float] = {}
-        self._new_scores: dict[bytes, float] = {}
-        self._old_derived: dict[bytes, object] = {}
-        self._new_derived: dict[bytes, object] = {}
+    def __init__(self, store: RecordStore) -> None:
+        self.entries = ScopeCache(store, "gc", _fingerprint())
         self._computed = 0
-        if file is not None:
-            try:
-                stamp, entries, scores, derived = marshal.loads(file.read_bytes())
-                if stamp == self.fingerprint and all(isinstance(d, dict) for d in (entries, scores, derived)):
-                    self._old, self._old_scores, self._old_derived = entries, scores, derived
-            except Exception:  # missing, truncated, garbage, an older format: a cold run
-                pass
-
-    @classmethod
-    def in_state_dir(cls, state_dir: Path) -> FactsCache:
-        return cls(state_dir / FACTS_FILE)
 
     def facts(self, key: bytes) -> GcFacts | None:
-        row = self._new.get(key) or self._old.get(key)
-        if row is None:
-            return None
-        self._new[key] = row
+        row = self.entries.load(b"facts:" + key)
         try:
-            return GcFacts(*row)
+            return GcFacts(*row) if isinstance(row, tuple) else None
         except TypeError:  # a row of another shape: recompute
             return None
 
     def put_facts(self, key: bytes, facts: GcFacts) -> None:
-        self._new[key] = tuple(getattr(facts, name) for name in _FIELDS)
+        self.entries.dump(b"facts:" + key, tuple(getattr(facts, name) for name in _FIELDS))
         self._computed += 1
 
     # Near-duplicate scores of body pairs (keyed by both digests and the cutoff): a warm report
     # need not read the bodies of the pairs it compared before.
 
     def get(self, key: bytes) -> float | None:
-        score = self._new_scores.get(key)
-        if score is None:
-            score = self._old_scores.get(key)
-            if score is not None:
-                self._new_scores[key] = score
-        return score
+        found = self.entries.load(b"pair:" + key)
+        return found if isinstance(found, float) else None
 
     def put(self, key: bytes, score: float) -> None:
-        self._new_scores[key] = score
+        self.entries.dump(b"pair:" + key, score)
         self._computed += 1
 
     # Workspace-wide results keyed by a digest of all their inputs (e.g. the resident index).
 
     def derived(self, key: bytes) -> object | None:
-        value = self._new_derived.get(key, self._old_derived.get(key))
-        if value is not None:
-            self._new_derived[key] = value
-        return value
+        return self.entries.load(b"derived:" + key)
 
     def put_derived(self, key: bytes, value: object) -> None:
-        self._new_derived[key] = value
+        self.entries.dump(b"derived:" + key, value)
         self._computed += 1
 
     @property
@@ -162,12 +133,4 @@ class FactsCache:
 
     def save(self) -> None:
         """Keep what this run used (a report covers the whole workspace)."""
-        unchanged = (len(self._new), len(self._new_scores), len(self._new_derived)) == (
-            len(self._old), len(self._old_scores), len(self._old_derived))
-        if self.file is None or (not self._computed and unchanged):
-            return
-        try:
-            data = marshal.dumps((self.fingerprint, self._new, self._new_scores, self._new_derived))
-            atomic_write_bytes(self.file, data)
-        except (OSError, ValueError):
-            pass  # a read-only state dir only costs speed
+        self.entries.save(whole=True)

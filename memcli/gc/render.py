@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from memcli.gc.model import GcReport
-from memcli.tables import print_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("text", "markdown", "json")
 
@@ -40,6 +39,10 @@ def _short(evidence: dict[str, Any]) -> str:
 
 
 def render_text(report: GcReport, console: Console) -> None:
+    from rich.table import Table
+
+    from memcli.tables import print_table
+
     if report.empty:
         console.print(nothing_line(report), highlight=False)
         return

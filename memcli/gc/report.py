@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 
+from memcli.config import as_dict
 from memcli.context import Entry, order_entries
 from memcli.gc.checks import (
     bloat_candidates,
@@ -80,11 +81,12 @@ def build_report(
     facts_cache: FactsCache | None = None,
 ) -> GcReport:
     """GC candidates for `workspace`; `metrics` (path → RecordUsage) enables `unused` and usage figures.
-    `cache` (the Linter's result cache) lets the lint pass skip every record it has seen unchanged;
-    with it, `facts_cache` lets the GC checks skip them too."""
+    `cache` (the Linter's result cache, over a refreshed record store) lets the lint pass skip every
+    record it has seen unchanged and every record be read from the store; with it, `facts_cache`
+    lets the GC checks skip them too."""
     now = now or dt.datetime.now(dt.UTC)
     cfg = workspace.config
-    snap = Snapshot(workspace, cache=cache)
+    snap = Snapshot(workspace, cache=cache, store=cache.store if cache is not None else None)
     paths = [p for by_slug in snap.slugs.values() for p in by_slug.values()]
     facts_cache = facts_cache if cache is not None else None  # its keys are the Linter cache's
     facts = record_facts(snap, paths, facts_cache)
@@ -126,7 +128,7 @@ def build_report(
         records=len(valid),
         candidates=tuple(sorted(candidates, key=Candidate.sort_key)),
         skipped=skipped,
-        config={**cfg.gc.model_dump(), "protect_rate": cfg.metrics.protect_rate},
+        config={**as_dict(cfg.gc), "protect_rate": cfg.metrics.protect_rate},
         metrics_available=bool(metrics),
         drift_checked=drift_note is None,
         drift_note=drift_note,

@@ -56,8 +56,9 @@ def render_markdown() -> str:
         "Scopes: *file* rules check the files linted; *whole workspace* rules always read every",
         "record (so deleting a referenced record is caught even when only other paths are linted);",
         "*tool path only* rules apply when a memory tool proposes a write (`lint_change`).",
-        "Per-file results are cached by content hash in the state dir (`.memcli/`, or",
-        "`$MEMCLI_STATE_DIR`); `memcli lint --no-cache` ignores the cache.",
+        "Records are read through the record store in the state dir (`.memcli/`, or `$MEMCLI_STATE_DIR`;",
+        "docs/performance.md), which also keeps per-file results by content hash: an unchanged file is",
+        "neither read nor checked again. `memcli lint --no-cache` reads and checks every file itself.",
         "",
         codes_table(),
         "",
@@ -74,10 +75,12 @@ def render_markdown() -> str:
 
 def settings_of(rule: Rule) -> list[str]:
     """The `[lint]` thresholds a rule reads (the fields its code names)."""
+    import dataclasses
+
     from memcli.config import LintConfig
 
     source = inspect.getsource(type(rule))
-    return [name for name in LintConfig.model_fields if f".{name}" in source]
+    return [f.name for f in dataclasses.fields(LintConfig) if f".{f.name}" in source]
 
 
 def _workspace_config(workspace: Path | None):

@@ -46,7 +46,6 @@ def record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Finding
     snapshot.note_facts(path, facts)
     if cache is not None and key is not None:
         cache.put_findings(key, found)
-        cache.put_facts(key, facts)
     return found
 
 

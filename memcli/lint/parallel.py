@@ -55,7 +55,7 @@ def _check_share(snapshot: Snapshot, paths: list[str], ctx: Context) -> list[_Re
         if cache is not None and key is not None:
             cached = cache.findings(path, key)
             if cached is not None:
-                out.append((path, key, cached, cache.facts(key)))
+                out.append((path, key, cached, None))
                 continue
         found, facts = check_file(snapshot, path, ctx)
         out.append((path, key, found, facts))
@@ -81,9 +81,8 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
 
             os.close(read)
             results = _check_share(snapshot, paths, ctx)
-            stats = snapshot.cache.stats_for(paths) if snapshot.cache is not None else {}
             with os.fdopen(write, "wb") as out:
-                pickle.dump((results, stats), out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(results, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)
@@ -91,7 +90,7 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
     return pid, read
 
 
-def _collect(pid: int, read: int) -> tuple[list[_Result], dict[str, bytes]] | None:
+def _collect(pid: int, read: int) -> list[_Result] | None:
     import pickle
 
     try:
@@ -115,6 +114,13 @@ def check_in_parallel(
     from memcli.lint.engine import record_findings
 
     shares = [paths[i::procs] for i in range(procs)]
+    # What the helpers will ask the store and the cache, read now: a forked helper must not use
+    # the parent's database connection.
+    for path in paths:
+        snapshot.content_key(path)
+    snapshot.keep_all()
+    if snapshot.cache is not None:
+        snapshot.cache.preload()
     helpers = [(share, _fork(snapshot, share, ctx)) for share in shares[1:]]
     out = {path: record_findings(snapshot, path, ctx) for path in shares[0]}
     for share, helper in helpers:
@@ -122,7 +128,6 @@ def check_in_parallel(
         if got is None:  # the helper failed: check its share here
             out.update((path, record_findings(snapshot, path, ctx)) for path in share)
             continue
-        results, stats = got
-        snapshot.adopt(results, stats)
-        out.update((path, found) for path, _, found, _ in results)
+        snapshot.adopt(got)
+        out.update((path, found) for path, _, found, _ in got)
     return out

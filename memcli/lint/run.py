@@ -13,6 +13,7 @@ from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
 from memcli.lint.format import FORMATS, render_github, render_json, render_plain, render_sarif, render_text
 from memcli.lint.snapshot import Snapshot
+from memcli.store import open_store
 from memcli.workspace import Workspace, is_root, locate
 
 if TYPE_CHECKING:
@@ -85,19 +86,25 @@ def run(
         raise WorkspaceNotFound(f"{workspace.root} is not a memcli workspace (no memory/ folder or "
                                 "memcli.toml): pass the right --workspace, or run `memcli init` there")
     targets = _targets(workspace, paths, paths_only)
-    cache = ResultCache.in_state_dir(workspace.state_dir, workspace.config.lint) if use_cache else None
-    snapshot = Snapshot(workspace, cache=cache)
+    # The record store (memcli.store) answers for every record it keeps; --no-cache reads the files.
+    store = open_store(workspace) if use_cache else None
     # Parsing thousands of records allocates millions of small acyclic objects; the cyclic GC
     # would keep scanning them for nothing (they are freed by reference counting).
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if store is not None:
+            store.refresh()
+        cache = ResultCache(store, workspace.config.lint) if store is not None else None
+        snapshot = Snapshot(workspace, cache=cache, store=store)
         findings = lint(workspace, targets, snapshot=snapshot)
+        if cache is not None:
+            cache.save(whole=targets is None)
     finally:
         if collecting:
             gc.enable()
-    if cache is not None:
-        cache.save(whole=targets is None)
+        if store is not None:
+            store.close()
     checked = len([p for p in (targets if targets is not None else snapshot.files) if not locate(p).ignored])
     if fmt == "json":
         print(render_json(findings, checked))

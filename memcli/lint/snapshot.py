@@ -2,7 +2,10 @@
 
 Files are read and parsed lazily and at most once, so linting one file in a 10 000-record
 workspace touches only what the rules need (the slug lists, and the few records that carry
-references).
+references). With the record store (memcli.store, refreshed by the caller), records it keeps are
+not parsed at all where its rows answer (content keys, reference facts), and a record that must be
+read whole is rebuilt from what the store kept of its YAML; a proposed change, and links or
+folders where a record file would be, are always read from the overlay or the disk.
 """
 
 from __future__ import annotations
@@ -10,55 +13,24 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
-from memcli.records.parse import ParsedRecord, parse_record
+from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
 if TYPE_CHECKING:
     from memcli.lint.cache import ResultCache
+    from memcli.records.parse import ParsedRecord
+    from memcli.store import RecordStore
 
 T = TypeVar("T")
 _FOLDER_KINDS = {folder: kind for kind, folder in KIND_DIRS.items()}
 
-
-# The byte strings the workspace rules pre-filter on (cheaper than parsing every record).
-NEEDLES = (b"replaced_by", b"requires", b"anchors")
-
-
-@dataclass(frozen=True)
-class RecordFacts:
-    """What the whole-workspace reference rules need from one record (small enough to cache)."""
-
-    replaced_by: str | None = None
-    replaced_by_line: int | None = None
-    requires: tuple[str, ...] | None = None
-    requires_line: int | None = None
-    needles: tuple[bytes, ...] = ()  # which of NEEDLES occur in the file's bytes
-
-    @classmethod
-    def of(cls, rec: ParsedRecord, data: bytes | None) -> RecordFacts:
-        meta = rec.meta or {}
-        target = meta.get("replaced_by")
-        requires = meta.get("requires")
-        return cls(
-            target if isinstance(target, str) else None,
-            rec.line_of("replaced_by"),
-            tuple(r for r in requires if isinstance(r, str)) if isinstance(requires, list) else None,
-            rec.line_of("requires"),
-            _needles(data),
-        )
-
-
-_NO_FACTS = RecordFacts()
-
-
-def _needles(data: bytes | None) -> tuple[bytes, ...]:
-    return tuple(n for n in NEEDLES if n in data) if data is not None else ()
+__all__ = ["NEEDLES", "RecordFacts", "Snapshot"]  # NEEDLES, RecordFacts: memcli.records.facts
+_BULK = 64  # records asked of the store one by one before it is read whole
 
 
 class Snapshot:
@@ -68,6 +40,7 @@ class Snapshot:
         overlay: Mapping[str, bytes | None] | None = None,
         files: Iterable[str] | None = None,
         cache: ResultCache | None = None,
+        store: RecordStore | None = None,
     ) -> None:
         self.workspace = workspace
         self.root = workspace.root
@@ -82,6 +55,10 @@ class Snapshot:
         self._keys: dict[str, bytes | None] = {}
         # Results of earlier runs keyed by content; never consulted for overlaid (proposed) files.
         self.cache = cache
+        self.store = store
+        self._kept: dict[str, tuple[str, bytes | None]] = {}  # path → (hash, kept YAML), from the store
+        self._kept_all = False
+        self._pid = os.getpid()
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value derived from this snapshot, computed once (e.g. the replaced_by graph)."""
@@ -172,19 +149,63 @@ class Snapshot:
         rec = self._records.get(path)
         if rec is not None:
             return rec
+        from memcli.records.parse import ParsedRecord, parse_record  # only to read a record
+
         loc: Location = locate(path)
         data, error = self.raw(path)
         if data is None:
             return ParsedRecord(path, loc.kind, loc.slug, parse_error=error)
-        return parse_record(path, data, loc.kind, loc.slug)
+        return parse_record(path, data, loc.kind, loc.slug, loaded=self._loaded(path, data))
 
     def _read_only(self, path: str, data: bytes) -> ParsedRecord:
         """The record as parsed for its raw values (no field validation; facts need none)."""
+        from memcli.records.parse import parse_record
+
         rec = self._records.get(path)
         if rec is not None:
             return rec
         loc = locate(path)
-        return parse_record(path, data, loc.kind, loc.slug, validate=False)
+        return parse_record(path, data, loc.kind, loc.slug, validate=False, loaded=self._loaded(path, data))
+
+    # -- what the record store answers ---------------------------------------------------------
+    @cached_property
+    def _hashes(self) -> dict[str, str]:
+        """Path → content hash of the records the store keeps (none without a store)."""
+        return self.store.hashes() if self.store is not None else {}
+
+    def _stored(self, path: str) -> bool:
+        return path not in self.overlay and path in self._hashes and self.exists(path)
+
+    def keep_all(self) -> None:
+        """Read what the store kept of every record at once (before forking helpers, or for a run
+        over the whole workspace): one query instead of one per record."""
+        if self.store is not None and not self._kept_all and os.getpid() == self._pid:
+            rows = self.store.conn.execute("SELECT d.path, d.hash, p.loaded FROM docs d"
+                                           " LEFT JOIN parsed p USING (id)")
+            self._kept = {path: (digest, loaded) for path, digest, loaded in rows}
+            self._kept_all = True
+
+    def _loaded(self, path: str, data: bytes) -> Any:
+        """What reading the YAML of `data` gave, as the store kept it, or None (parse it): the
+        record is not kept, or its bytes are not the ones the store read."""
+        if not self._stored(path):
+            return None
+        found = self._kept.get(path)
+        if found is None and not self._kept_all and os.getpid() == self._pid:
+            if len(self._kept) >= _BULK:
+                self.keep_all()
+                found = self._kept.get(path)
+            else:
+                found = self.store.loaded(path)
+                if found is not None:
+                    self._kept[path] = found
+        if found is None or found[1] is None:
+            return None
+        from memcli.store import codec, content_hash
+
+        if content_hash(data) != found[0]:
+            return None  # changed since the store read it
+        return codec.decode(found[1])
 
     def note_facts(self, path: str, facts: RecordFacts) -> None:
         """Facts of a record already parsed, so the reference rules need not parse it again."""
@@ -200,84 +221,84 @@ class Snapshot:
         return out
 
     def content_key(self, path: str) -> bytes | None:
-        """The result-cache key of a file on disk: from its stat when the cache knows it (the
-        file is not read), else from its bytes; None without a cache, for a proposed change, or
-        for a file that cannot be read."""
-        cache = self.cache
-        if cache is None or path in self.overlay:
+        """The result-cache key of a file on disk: from the store when it keeps the file (the file
+        is not read), else from its bytes; None without a cache, for a proposed change, or for a
+        file that cannot be read."""
+        if self.cache is None or path in self.overlay:
             return None
         if path in self._keys:
             return self._keys[path]
-        key = None
-        full = self._root_prefix + path
-        try:
-            st = os.lstat(full)
-        except OSError:
-            st = None
-        if st is not None and stat.S_ISREG(st.st_mode):
-            stamp = cache.stamp_of(st)
-            key = cache.key_by_stat(path, stamp)
-            if key is None:
-                data = self._raw.get(path, (None, None))[0]
-                if data is None:  # a regular file (just seen): read it as _read_disk would
-                    try:
-                        with open(full, "rb") as fh:
-                            data = fh.read()
-                        self._raw[path] = (data, None)
-                    except OSError:
-                        data, _ = self.raw(path)  # gone or unreadable meanwhile: say why
-                if data is not None:
-                    key = cache.key_of(path, data)
-                    cache.note_stat(path, stamp, max(st.st_mtime_ns, st.st_ctime_ns), key)
-        else:  # a symlink or something odd: always by content
+        from memcli.store import content_hash
+        from memcli.store.cache import content_key
+
+        if self._stored(path):
+            key: bytes | None = content_key(path, self._hashes[path])
+        else:  # a link, or a file the store has not seen yet: by content
             data, _ = self.raw(path)
-            key = cache.key_of(path, data) if data is not None else None
+            key = content_key(path, content_hash(data)) if data is not None else None
         self._keys[path] = key
         return key
 
     def facts_with(self, kind: Kind, needle: bytes) -> list[tuple[str, str, RecordFacts]]:
         """(slug, path, facts) of the records of `kind` whose bytes contain `needle`, sorted by slug;
-        from this run or the cache when known (an unchanged file is not even read), else parsed."""
-        out = []
-        for slug, path in sorted(self.slugs[kind].items()):
+        from this run or the store when known (an unchanged file is not even read), else parsed."""
+        by_slug = self.slugs[kind]
+        found: dict[str, RecordFacts] = {}
+        if self.store is not None:  # the store's rows of this kind, as far as this snapshot has them
+            for path, (slug, facts) in self._kept_facts(kind).items():
+                if needle in facts.needles and by_slug.get(slug) == path and path not in self.overlay:
+                    found[path] = facts
+        for path in self._unkept(kind):  # links, proposed changes, records the store does not hold
             facts = self._facts.get(path)
             if facts is None:
-                key = self.content_key(path)
-                if key is not None:
-                    facts = self.cache.facts(key)
-                if facts is None:
-                    data, _ = self.raw(path)
-                    if data is None:
-                        continue
-                    needles = _needles(data)
-                    # Only a record that names a reference is worth parsing.
-                    facts = RecordFacts.of(self._read_only(path, data), data) if needles else _NO_FACTS
-                    if key is not None:
-                        self.cache.put_facts(key, facts)
+                data, _ = self.raw(path)
+                if data is None:
+                    continue
+                needles = needles_in(data)
+                # Only a record that names a reference is worth parsing.
+                facts = RecordFacts.of(self._read_only(path, data), data) if needles else NO_FACTS
                 self._facts[path] = facts
             if needle in facts.needles:
-                out.append((slug, path, facts))
-        return out
+                found[path] = facts
+        for path, facts in self._facts.items():  # what this run read itself comes first
+            if by_slug.get(locate(path).slug or "") != path:
+                continue
+            if needle in facts.needles:
+                found[path] = facts
+            else:
+                found.pop(path, None)
+        slug_of = {path: slug for slug, path in by_slug.items()}
+        return sorted(((slug_of[p], p, f) for p, f in found.items()), key=lambda row: row[0])
+
+    def _kept_facts(self, kind: Kind) -> dict[str, tuple[str, RecordFacts]]:
+        """Path → (slug, reference facts) of every record of `kind` the store holds with a needle."""
+        key = f"kept-facts:{kind}"
+        if key not in self._memo:
+            assert self.store is not None
+            self._memo[key] = self.store.reference_facts(kind.value)
+        return self._memo[key]
+
+    def _unkept(self, kind: Kind) -> list[str]:
+        """The paths of `kind` the store does not answer for (all of them without a store)."""
+        key = f"unkept:{kind}"
+        if key not in self._memo:
+            kept, overlay = self._hashes, self.overlay
+            self._memo[key] = [p for p in self.slugs[kind].values() if p not in kept or p in overlay]
+        return self._memo[key]
 
     @staticmethod
     def folder_of(kind: Kind) -> str:
         return KIND_DIRS.get(kind, "memory")
 
-    def adopt(
-        self, results: Iterable[tuple[str, bytes | None, Any, RecordFacts | None]], stats: dict[str, bytes]
-    ) -> None:
+    def adopt(self, results: Iterable[tuple[str, bytes | None, Any, RecordFacts | None]]) -> None:
         """Take over what a helper process learned checking some files: (path, content key,
-        findings, facts) each, and the file stats its cache noted."""
+        findings, facts) each."""
         for path, key, found, facts in results:
             self._keys[path] = key
             if facts is not None:
                 self._facts[path] = facts
             if self.cache is not None and key is not None:
                 self.cache.put_findings(key, found)
-                if facts is not None:
-                    self.cache.put_facts(key, facts)
-        if self.cache is not None:
-            self.cache.adopt_stats(stats)
 
     def share_cache(self, other: Snapshot, except_paths: set[str]) -> None:
         """Reuse `other`'s reads and parses for every path not in `except_paths` (same disk)."""

@@ -12,9 +12,6 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from memcli.records.models import FIELD_ALIASES, MODELS
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
 from memcli.workspace import Kind
@@ -61,6 +58,11 @@ class FieldIssue:
     line: int | None
 
 
+# What reading the frontmatter's YAML gave: (value, top-level key → line, error, error line). The
+# record store keeps it, so a record whose bytes did not change is rebuilt without YAML.
+Loaded = tuple[Any, dict[str, int], str | None, int | None]
+
+
 @dataclass
 class ParsedRecord:
     path: str
@@ -74,6 +76,7 @@ class ParsedRecord:
     key_lines: dict[str, int] = field(default_factory=dict)
     issues: list[FieldIssue] = field(default_factory=list)
     model: Any = None  # the validated pydantic model when the frontmatter is valid
+    loaded: Loaded | None = field(default=None, repr=False, compare=False)  # see Loaded
 
     @property
     def ok(self) -> bool:
@@ -178,6 +181,12 @@ def _shown(value: Any) -> str:
 
 def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
     assert rec.kind is not None
+    # The models (pydantic behind them) load with the first record to validate: reading a record
+    # for its raw values (the store, the reference rules, `why`) needs neither.
+    from pydantic import ValidationError
+
+    from memcli.records.models import FIELD_ALIASES, MODELS
+
     model = MODELS[rec.kind]
     known = set(model.model_fields)
     values: dict[str, Any] = {}
@@ -239,10 +248,14 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
 
 
 def parse_record(
-    path: str, data: bytes, kind: Kind | None, slug: str | None, *, validate: bool = True
+    path: str, data: bytes, kind: Kind | None, slug: str | None, *, validate: bool = True,
+    loaded: Loaded | None = None,
 ) -> ParsedRecord:
     """The record in `data`; with `validate=False` only read (frontmatter, body, key lines), no
-    field checks: for callers that only need a few raw values, e.g. the reference rules."""
+    field checks: for callers that only need a few raw values, e.g. the reference rules.
+
+    `loaded`: what an earlier parse of these same bytes kept as `rec.loaded`; the YAML is then not
+    read again, and the record comes out equal to that parse (memcli.store)."""
     rec = ParsedRecord(path, kind, slug)
     text, error, line = _decode(data)
     if text is None:
@@ -255,7 +268,11 @@ def parse_record(
         rec.parse_line = 1
         return rec
     front, rec.body, _ = split
-    meta, rec.key_lines, error, line = _load_yaml(front)
+    if loaded is None:
+        loaded = _load_yaml(front)
+    rec.loaded = loaded
+    meta, key_lines, error, line = loaded
+    rec.key_lines = dict(key_lines)  # validation adds aliases' lines; the kept answer stays as read
     if error is not None:
         rec.parse_error, rec.parse_line = error, line
         return rec

@@ -18,7 +18,8 @@ Library API (the consolidation worker's memory/knowledge search tools and agent 
 (only changed files are read again) and rebuilds it silently when it is corrupt or outdated.
 Filters: `types` (decision / request / knowledge / summary / workflow), `kind` (knowledge kind),
 `status` (decision status). A decision with `status: replaced` is shown only when the query is about
-it (or with `include_replaced=True` / `status="replaced"`), always below its replacement, with
+it or it is the best match (or with `include_replaced=True` / `status="replaced"`), always below its
+replacement, with
 `hit.replaced_by` set. A query with no searchable words returns [].
 """
 

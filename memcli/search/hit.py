@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,13 @@ class SearchHit:
     model_invocation: bool | None = None
     parse_error: str | None = None  # set when the file is not a valid record (indexed by its text)
     stale_anchors: tuple[str, ...] | None = None  # why the code it names moved or went (memcli.anchors)
+    # The (path, symbol) anchors the record names, as the record store kept them; None: not known
+    # (the record is read to find them). Not part of the hit's JSON.
+    anchors: tuple[tuple[str, str | None], ...] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["anchors"]
         data["score"] = round(self.score, 4)
         if self.stale_anchors is not None:
             data["stale_anchors"] = list(self.stale_anchors)
@@ -36,11 +40,17 @@ class SearchHit:
 
 def with_anchor_marks(root: Path, hits: list[SearchHit]) -> list[SearchHit]:
     """The hits, each marked when the code its record anchors to no longer holds (checked now, at
-    use, for the hits alone)."""
+    use, for the hits alone; a record is read for its anchors only when the store did not say)."""
     from dataclasses import replace
 
-    from memcli.anchors import stale_anchors
+    from memcli.anchors import Anchor, AnchorChecker, stale_anchors
 
-    stale = stale_anchors(root, [h.path for h in hits])
+    checker = AnchorChecker(root)
+    known = [h for h in hits if h.anchors]
+    issues = checker.check_many([[Anchor(path, symbol) for path, symbol in h.anchors or ()] for h in known])
+    stale = {h.path: found for h, found in zip(known, issues, strict=True) if found}
+    unknown = [h.path for h in hits if h.anchors is None]
+    if unknown:
+        stale.update(stale_anchors(root, unknown, checker))
     return [replace(h, stale_anchors=tuple(i.message for i in stale[h.path])) if h.path in stale else h
             for h in hits]

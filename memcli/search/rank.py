@@ -17,6 +17,7 @@ words). With an embedder, three rankings are fused by reciprocal rank: words, me
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -61,8 +62,12 @@ def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object])
         return {}
     # ratio ≥ 80 needs the shorter string to be at least 2/3 of the longer: skip the rest in SQL.
     low, high = -(-2 * len(wanted) // 3), 3 * len(wanted) // 2
-    rows = index.conn.execute(f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where}",
-                              [low, high, *args]).fetchall()
+    if where:
+        sql = f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where}"
+        rows = index.conn.execute(sql, [low, high, *args]).fetchall()
+    else:  # every slug, kept while the index does not change (an MCP server asks many times)
+        rows = [row for row in index.memo("slugs", lambda: index.conn.execute("SELECT id, slug FROM docs")
+                                          .fetchall()) if low <= len(row[1]) <= high]
     choices = {doc_id: slug for doc_id, slug in rows}
     found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=SLUG_CUTOFF, limit=20)
     return {doc_id: score / 100.0 for _, score, doc_id in found}
@@ -82,10 +87,10 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
         query_vector = semantic.start_query(embedder, query)  # overlaps with the lexical ranking
     groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
     where, args = _filters(types, kind, status)
-    sql = (
+    sql = (  # the filters need the docs table, no filter needs no join
         "SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid"
         f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
-    )
+    ) if where else "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
     ids = _run(index, sql, [fts_query(groups), *args, *weights, max(8 * limit, _CANDIDATES)])
     scores: dict[int, float] = {}
     terms: dict[int, list[str]] = {}
@@ -153,13 +158,14 @@ def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:
 
 def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
     row = index.conn.execute(
-        "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error"
-        " FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
+        "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error,"
+        " anchors FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)
     ).fetchone()
-    slug, path, type_, summary, body, kind, status, replaced_by, invocation, error = row
+    slug, path, type_, summary, body, kind, status, replaced_by, invocation, error, anchors = row
     return SearchHit(
         slug=slug, path=path, type=type_, score=score, description=summary,
         snippet=make_snippet(body, query), kind=kind, status=status,
         replaced_by=replaced_by if status == "replaced" else None,
         model_invocation=None if invocation is None else bool(invocation), parse_error=error,
+        anchors=tuple((a, s) for a, s in json.loads(anchors)) if anchors else (),
     )

@@ -3,7 +3,10 @@
 A replaced decision is history ("what did we use before Postgres?"), not the current answer. It is
 a candidate like any record, then:
 * by default it is kept only when it is about the query — it holds at least half of the query's
-  groups (ABOUT) — and `--include-replaced` keeps it whenever it matches at all;
+  groups (ABOUT) — or when it is the best match of all: a question about the past ("how did we
+  send reminders before we changed it") may share one word of four with the decision it asks
+  about and none with anything else, and hiding that decision would answer nothing.
+  `--include-replaced` keeps every replaced decision that matches at all;
 * it always ranks below the decision that replaced it (its score is capped at BELOW × the
   replacement's), following chains (a → b → c ranks c, b, a); when the replacement is not among the
   hits its score is halved, so a current record that matches as well comes first;
@@ -31,8 +34,8 @@ def coverage(words: list[str], groups: list[Group]) -> float:
 
 def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, list[str]],
            groups: list[Group], *, keep_all: bool) -> None:
-    """Drop replaced decisions the query is not about (unless keep_all), rank the rest below their
-    replacements (in place)."""
+    """Drop replaced decisions the query is not about (unless keep_all, or it is the best match),
+    rank the rest below their replacements (in place)."""
     ids = list(scores)
     replaced: dict[int, str] = {}
     for i in range(0, len(ids), 500):
@@ -43,8 +46,9 @@ def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, 
         replaced.update((doc_id, by or "") for doc_id, by in rows)
     if not replaced:
         return
+    best = min(scores, key=lambda d: (-scores[d], d))  # the first hit as the ranking orders them
     for doc_id in list(replaced):
-        if not keep_all and coverage(terms.get(doc_id, []), groups) < ABOUT:
+        if not keep_all and doc_id != best and coverage(terms.get(doc_id, []), groups) < ABOUT:
             del scores[doc_id]
             del replaced[doc_id]
     wanted = sorted(set(replaced.values()))

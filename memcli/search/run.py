@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from memcli.errors import EXIT_OK, UsageError
 from memcli.search.hit import with_anchor_marks
 from memcli.search.index import SearchIndex
-from memcli.search.render import render_json, render_table
+from memcli.search.render import is_terminal, render_json, render_lines, render_table
 from memcli.search.semantic import Embedder
 from memcli.search.text import query_groups
 from memcli.workspace import Kind, Workspace
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 TYPES = tuple(k.value for k in Kind)
 KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
@@ -46,7 +48,11 @@ def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kin
     hits = with_anchor_marks(workspace.root, hits)
     if as_json:
         sys.stdout.write(render_json(hits) + "\n")
+    elif console is None and not is_terminal(sys.stdout):
+        render_lines(hits, sys.stdout, broken=broken)
     else:
+        from rich.console import Console
+
         render_table(hits, console or Console(), broken=broken)
     if vectors is not None and vectors.error:  # the hits above are lexical; say why on stderr
         sys.stderr.write(f"note: lexical only this time: {vectors.error}\n")

@@ -29,6 +29,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from memcli.search.cjk import CJK_CHARS, bigrams, pieces, query_terms
 from memcli.search.irregular import BASE, CODE_FAMILIES
@@ -80,6 +81,7 @@ class Group:
         return all(t in present for t in self.terms) or any(t in present for t in self.alternatives)
 
 
+@lru_cache(maxsize=200_000)  # identifier parts come here directly: the same few words in every record
 def _snowball(word: str) -> str:
     return word if len(word) < 4 or not word.isascii() or not word.isalpha() else _stemmer().stemWord(word)
 
@@ -152,6 +154,13 @@ def chunk_terms(chunk: str) -> tuple[str, ...]:
     return (whole, *(t for p in parts if (t := word_term(p, part=True))))
 
 
+@lru_cache(maxsize=200_000)
+def chunk_words(chunk: str) -> tuple[str, ...]:
+    """The words of one Latin chunk as the spelling signal keeps them (memcli.search.spelling.words:
+    split like word_parts, case-folded, stopwords dropped)."""
+    return tuple(folded for p in word_parts(chunk) if (folded := p.casefold()) not in STOPWORDS)
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width Latin, half-width kana) and case-folded."""
     return unicodedata.normalize("NFKC", text).casefold()
@@ -161,15 +170,27 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+@lru_cache(maxsize=200_000)
+def _piece(found: tuple[str, str]) -> tuple[str, str]:
+    """(terms, spelling words) of one `_TOKEN` match (a CJK run or a Latin chunk), space-joined."""
+    cjk, chunk = found
+    if cjk:
+        return " ".join(bigrams(cjk)), ""
+    return " ".join(chunk_terms(chunk)), " ".join(chunk_words(chunk))
+
+
 def index_terms(text: str) -> str:
     """The space-separated terms stored in the FTS table for `text`."""
-    out: list[str] = []
-    for cjk, chunk in _TOKEN.findall(nfkc(text)):
-        if cjk:
-            out.extend(bigrams(cjk))
-        else:
-            out.extend(chunk_terms(chunk))
-    return " ".join(out)
+    return " ".join(filter(None, map(itemgetter(0), map(_piece, _TOKEN.findall(nfkc(text))))))
+
+
+def terms_and_words(text: str) -> tuple[str, str]:
+    """`index_terms(text)` and `spelling.words(text)`, from one pass over the text (every word part
+    lies in one chunk, so the chunks' words in order are the text's). Indexing a workspace runs
+    this over every record: the per-match work is cached and the joins run in C."""
+    pieces = list(map(_piece, _TOKEN.findall(nfkc(text))))
+    return (" ".join(filter(None, map(itemgetter(0), pieces))),
+            " ".join(filter(None, map(itemgetter(1), pieces))))
 
 
 def query_groups(query: str) -> list[Group]:

@@ -18,6 +18,7 @@ import pytest
 
 from memcli.gc.render import render_json, render_markdown
 from memcli.gc.report import build_report
+from memcli.store import open_store, store_path
 from memcli.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent
@@ -47,12 +48,14 @@ def cached(ws: Workspace, computed: list[int] | None = None) -> str:
     """A report as `memcli gc-report` makes it: through both caches, saved afterwards."""
     from memcli.gc.facts import FactsCache  # (not at the top: `__main__` may run older code)
     from memcli.lint.cache import ResultCache
+    from memcli.store import open_store
 
-    cache = ResultCache.in_state_dir(ws.state_dir, ws.config.lint)
-    facts = FactsCache.in_state_dir(ws.state_dir)
-    out = rendered(ws, cache=cache, facts_cache=facts)
-    cache.save(whole=True)
-    facts.save()
+    with open_store(ws) as store:
+        store.refresh()
+        cache, facts = ResultCache(store, ws.config.lint), FactsCache(store)
+        out = rendered(ws, cache=cache, facts_cache=facts)
+        cache.save(whole=True)
+        facts.save()
     if computed is not None:
         computed.append(facts.computed)
     return out
@@ -74,7 +77,7 @@ def test_cold_and_warm_caches_give_the_same_bytes(crafted: Workspace) -> None:
     pinned = PINNED.read_text(encoding="utf-8")
     computed: list[int] = []
     assert cached(crafted, computed) == pinned  # cold: both caches are written
-    assert (crafted.state_dir / "gc-facts.marshal").is_file()
+    assert store_path(crafted.state_dir, crafted.root).is_file()
     assert cached(crafted, computed) == pinned  # warm: facts and pair scores come from the cache
     assert cached(crafted, computed) == pinned
     assert computed[0] > 23 and computed[1:] == [0, 0]  # 23 records' facts, + the pair's score
@@ -97,9 +100,17 @@ def test_edits_after_a_warm_run_are_seen(crafted: Workspace, b) -> None:
     assert '"unreferenced-knowledge": 0' in after and '"stale": 2' in after
 
 
-def test_a_garbage_facts_cache_is_a_cold_run(crafted: Workspace) -> None:
-    crafted.state_dir.mkdir(parents=True, exist_ok=True)
-    (crafted.state_dir / "gc-facts.marshal").write_bytes(b"\x00not marshal")
+def test_a_garbage_store_is_a_cold_run(crafted: Workspace) -> None:
+    file = store_path(crafted.state_dir, crafted.root)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_bytes(b"\x00not a database")
+    assert cached(crafted) == PINNED.read_text(encoding="utf-8")
+
+
+def test_garbage_cache_entries_are_recomputed(crafted: Workspace) -> None:
+    cached(crafted)
+    with open_store(crafted) as store:
+        store.conn.execute("UPDATE cache SET value = x'00ff'")
     assert cached(crafted) == PINNED.read_text(encoding="utf-8")
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lint.kit import make_workspace, path_of, record
 
-from memcli.lint.cache import CACHE_FILE
 from memcli.lint.run import run
+from memcli.store import store_path
 from memcli.workspace import Workspace
 
 FILES = {
@@ -36,7 +36,7 @@ def test_warm_cache_gives_the_same_findings(ws: Path, capsys) -> None:
     cold = _findings(ws, capsys, use_cache=False)
     assert cold[0] == 1 and {f["code"] for f in cold[1]} >= {"invalid-status", "dangling-reference", "secret"}
     first = _findings(ws, capsys, use_cache=True)
-    assert (Path(os.environ["MEMCLI_STATE_DIR"]) / CACHE_FILE).is_file()
+    assert store_path(Path(os.environ["MEMCLI_STATE_DIR"]), ws).is_file()
     second = _findings(ws, capsys, use_cache=True)
     assert cold == first == second
 
@@ -68,7 +68,7 @@ def test_config_change_invalidates(ws: Path, capsys) -> None:
 
 def test_a_corrupt_cache_is_just_a_cold_run(ws: Path, capsys) -> None:
     expected = _findings(ws, capsys, use_cache=False)
-    cache = Path(os.environ["MEMCLI_STATE_DIR"]) / CACHE_FILE
+    cache = store_path(Path(os.environ["MEMCLI_STATE_DIR"]), ws)
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(b"\x00garbage")
     assert _findings(ws, capsys, use_cache=True) == expected

@@ -98,7 +98,9 @@ def test_small_runs_and_warm_caches_stay_in_one_process(ws: Path) -> None:
     workspace = Workspace.open(ws)
     snap = Snapshot(workspace)
     assert parallel.procs_for(snap, 50) == 1  # below MIN_FILES
-    cache = ResultCache(None, workspace.config.lint)
+    from memcli.store import RecordStore
+
+    cache = ResultCache(RecordStore(workspace.root), workspace.config.lint)  # an empty store, in memory
     assert parallel.procs_for(Snapshot(workspace, {"memory/x.md": b""}, cache=cache), 10**6) == 1  # tool path
     import threading
 

@@ -118,6 +118,39 @@ def test_replaced_decisions_off_the_subject_are_hidden_unless_asked(records):
         "async-mail", "sync-mail"]
 
 
+BEFORE = "how did we deliver reminder emails before we changed it"  # four words: deliv remind email chang
+
+
+def test_a_question_about_the_past_finds_the_replaced_decision_it_matches_alone(records):
+    # The old decision holds one of the question's four words: not "about" it by the half rule,
+    # but it is the best (and only) match, so hiding it would answer nothing at all.
+    records.decision("cron-mail", "Emails went out from a nightly cron script.", status="replaced",
+                     replaced_by="queue-mail")
+    records.decision("queue-mail", "Outgoing messages go through the task queue now.")
+    records.decision("deploy-steps", "Deploy from the main branch after the checks pass.")
+    hits = search(records.root, BEFORE)
+    assert slugs(hits) == ["cron-mail"]
+    assert (hits[0].status, hits[0].replaced_by) == ("replaced", "queue-mail")
+
+
+def test_a_best_matching_replaced_decision_is_shown_below_its_replacement(records):
+    records.decision("cron-mail", "Emails, emails and more emails went out from a nightly cron script.",
+                     status="replaced", replaced_by="queue-mail")
+    records.decision("queue-mail", "Emails go through the task queue now.")
+    assert slugs(search(records.root, BEFORE)) == ["queue-mail", "cron-mail"]
+
+
+def test_only_the_best_match_is_spared_the_about_rule(records):
+    # Two replaced decisions match one word of four; only the better one is shown.
+    records.decision("cron-mail", "Emails, emails and more emails went out from a nightly cron script.",
+                     status="replaced", replaced_by="queue-mail")
+    records.decision("smtp-mail", "Emails went out through our own SMTP relay for a while.",
+                     status="replaced", replaced_by="queue-mail")
+    records.decision("queue-mail", "Outgoing messages go through the task queue now.")
+    assert slugs(search(records.root, BEFORE)) == ["cron-mail"]
+    assert slugs(search(records.root, BEFORE, include_replaced=True)) == ["cron-mail", "smtp-mail"]
+
+
 def test_replaced_decision_without_its_replacement_among_hits_ranks_below_a_current_one(records):
     records.decision("old-db", "Use MySQL for the database, MySQL everywhere.",
                      status="replaced", replaced_by="new-db")

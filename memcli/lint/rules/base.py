@@ -5,12 +5,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from memcli.config import LintConfig
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.snapshot import Snapshot
-from memcli.records.parse import ParsedRecord
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 
 class Scope(enum.StrEnum):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
-from memcli.records.parse import ParsedRecord
 from memcli.slug import SLUG_RE, slug_problem
 from memcli.workspace import Kind, locate
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 
 class UnknownLocation(Rule):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
-from memcli.records.parse import ParsedRecord
 from memcli.workspace import Kind
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 STATUSES = ("open", "resolved", "replaced")
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
-from memcli.records.parse import ParsedRecord
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 # Beyond this size a record is refused by `too-large` anyway; scanning megabytes for secrets would
 # make one broken file stall the commit path, so the scan waits until the file is trimmed.

@@ -8,7 +8,6 @@ from typing import Any
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Change, Context, Rule, Scope
-from memcli.records.models import cited_sources
 from memcli.workspace import KIND_DIRS, Kind, locate
 
 
@@ -77,6 +76,8 @@ class SourceNotProvided(Rule):
     code, alias, severity, scope = "source-not-provided", "E15", Severity.ERROR, Scope.TOOL
 
     def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
+        from memcli.records.models import cited_sources  # (the models load when a change is checked)
+
         if change.allowed_sources is None or change.content is None:
             return
         loc = locate(change.path)

@@ -1,0 +1,177 @@
+"""The record store's SQLite file: its schema, opening it, throwing it away.
+
+The database is a cache: when it is corrupt, deleted, from another schema version or built for
+another root, it is thrown away and rebuilt without a word. Without a writable state folder it
+lives in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.workspace import Workspace
+
+SCHEMA_VERSION = 9  # the search tokenizer's version is kept apart: see postings.py
+RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- docs stays small (no text): every refresh scans it, every search filters on it. terms is NULL
+-- until the record's postings are made (postings.py); the rest comes from one parse (row.py);
+-- valid is NULL for the kinds whose validity no reader asks of the store.
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, checked_ns INTEGER NOT NULL, hash TEXT NOT NULL,
+  type TEXT NOT NULL, slug TEXT NOT NULL, kind TEXT, status TEXT, replaced_by TEXT, model_invocation INTEGER,
+  parse_error TEXT, valid INTEGER, updated_ts REAL, entry TEXT, anchors TEXT,
+  needles INTEGER NOT NULL, facts BLOB, terms INTEGER);
+-- words: the record's words as written, for the spelling signal (search/spelling.py)
+CREATE TABLE texts(id INTEGER PRIMARY KEY, description TEXT NOT NULL, summary TEXT NOT NULL,
+  body TEXT NOT NULL, words TEXT);
+-- what reading the record's YAML gave (codec.py), to rebuild the parsed record without YAML
+CREATE TABLE parsed(id INTEGER PRIMARY KEY, loaded BLOB NOT NULL);
+-- record vectors for the optional semantic signal (search/semantic.py), by content hash and model
+CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
+-- the last listing the rows fully reflect, per record folder (see diff.py)
+CREATE TABLE listing(folder TEXT PRIMARY KEY, names TEXT NOT NULL, stamps BLOB NOT NULL,
+  inodes BLOB NOT NULL);
+-- results derived from records' contents by other readers (lint findings, gc facts), see cache.py
+CREATE TABLE cache(scope TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
+  PRIMARY KEY (scope, key)) WITHOUT ROWID;
+CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+"""
+
+@dataclass(frozen=True)
+class RefreshStats:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    read: int = 0  # files read (and hashed) by this refresh: changed, new, or not trusted by stamp
+
+
+def store_path(state_dir: Path, root: Path) -> Path:
+    """Where the store of the workspace at `root` lives: one file per root, so a scratch copy of a
+    workspace never shares (and thrashes) the real workspace's store when MEMCLI_STATE_DIR is set."""
+    digest = hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    return Path(state_dir) / "search" / f"index-{digest}.sqlite"
+
+
+def _connect(target: str) -> sqlite3.Connection:
+    return sqlite3.connect(target, timeout=10, isolation_level=None)
+
+
+def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.execute("PRAGMA synchronous=OFF")  # a cache: a torn write is detected and rebuilt
+    return conn
+
+
+class Database:
+    """The SQLite file of the store of `root` (`db_path=None`: in memory), valid for this schema."""
+
+    def __init__(self, root: Path, db_path: Path | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.db_path = db_path
+        self.conn = self._open()
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace):  # -> Self
+        return cls(ws.root, store_path(ws.state_dir, ws.root))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):  # -> Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open(self) -> sqlite3.Connection:
+        if self.db_path is None:
+            return self._create(_connect(":memory:"))
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            conn = _connect(str(self.db_path))
+        except (OSError, sqlite3.Error):
+            self.db_path = None  # state folder not writable: still work, from memory
+            return self._create(_connect(":memory:"))
+        try:
+            if self._valid(_tune(conn)):
+                return conn
+        except sqlite3.DatabaseError:
+            pass  # "file is not a database", a truncated page...
+        conn.close()
+        try:
+            return self._rebuild_file()
+        except (OSError, sqlite3.Error):
+            self.db_path = None  # cannot replace it: still work, from memory
+            return self._create(_connect(":memory:"))
+
+    def _valid(self, conn: sqlite3.Connection) -> bool:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return False
+        row = conn.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        if row is None or row[0] != str(self.root):
+            return False
+        conn.execute("SELECT count(*) FROM docs").fetchone()
+        conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'x'").fetchone()
+        return True
+
+    def _rebuild_file(self) -> sqlite3.Connection:
+        assert self.db_path is not None
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+        return self._create(_connect(str(self.db_path)))
+
+    def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        _tune(conn)
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('root', ?)", (str(self.root),))
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return conn
+
+    def recover(self) -> None:
+        """Throw the database away and start again (after a DatabaseError mid-read); in memory when
+        the file cannot be replaced (a read-only state folder holding an old store)."""
+        self.conn.close()
+        if self.db_path is not None:
+            try:
+                self.conn = self._rebuild_file()
+                return
+            except (OSError, sqlite3.Error):
+                self.db_path = None
+        self.conn = self._create(_connect(":memory:"))
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """One write transaction, under the write lock from its first read: two processes
+        refreshing at once must not both decide to add the same file."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    @staticmethod
+    def now_ns() -> int:
+        return time.time_ns()

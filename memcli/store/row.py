@@ -1,0 +1,88 @@
+"""One record file, parsed once, as the store keeps it: what every reader needs from it.
+
+The parse is the Linter's: for the kinds the resident context shows (knowledge, the summary) the
+frontmatter is validated against the kind's model, so "valid" there is exactly what `memcli lint`
+calls a record without parse or schema errors (the other kinds' validity is no reader's business
+here: the Linter and gc-report validate what they read, from what the store kept). From it come:
+* the search fields (filters, the hit's description, the body for snippets; the terms are derived
+  from these later, see postings.py);
+* the resident-context fields of valid records: `updated_at` as a timestamp, and for knowledge the
+  one-line description of its index line;
+* the anchors the record names (memcli.anchors.anchors_of);
+* the reference facts of the Linter's workspace rules (memcli.records.facts);
+* what reading the YAML gave (codec.py), so a reader that needs the whole parsed record (a lint
+  rule, gc-report, why) rebuilds it without reading the YAML again.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+from typing import Any
+
+from memcli.anchors import anchors_of
+from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.records.parse import parse_record
+from memcli.recordtext import one_line
+from memcli.store import codec
+from memcli.workspace import Kind, locate
+
+_SUMMARY_CHARS = 160
+_VALIDATED = (Kind.KNOWLEDGE, Kind.SUMMARY)  # the kinds whose validity a reader of the store asks
+
+# The columns of one row, in order (docs, then texts, then the kept YAML): a plain tuple, so a row
+# crosses a pipe from a helper process with marshal.
+FIELDS = ("type", "slug", "kind", "status", "replaced_by", "model_invocation", "parse_error", "valid",
+          "updated_ts", "entry", "anchors", "needles", "facts", "description", "summary", "body", "loaded")
+
+
+def _str(meta: dict, key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def first_line(body: str) -> str:
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:_SUMMARY_CHARS] + ("…" if len(line) > _SUMMARY_CHARS else "")
+    return ""
+
+
+def needle_bits(needles: tuple[bytes, ...]) -> int:
+    return sum(1 << NEEDLES.index(n) for n in needles)
+
+
+def facts_blob(facts: RecordFacts) -> bytes | None:
+    """The reference facts minus the needles (a column of their own), or None when empty."""
+    row = (facts.replaced_by, facts.replaced_by_line, facts.requires, facts.requires_line)
+    return None if row == (None, None, None, None) else marshal.dumps(row)
+
+
+def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
+    """The row of the record file at `rel` holding `data` (FIELDS, in order). A file that is not a
+    valid record is kept too, by its whole text, flagged with its parse error, so it can still be
+    found and fixed."""
+    loc = locate(rel)
+    assert loc.kind is not None and loc.slug is not None
+    rec = parse_record(rel, data, loc.kind, loc.slug, validate=loc.kind in _VALIDATED)
+    meta = rec.meta or {}
+    body = rec.body if rec.meta is not None else rec.text
+    description = _str(meta, "description") or ""
+    invocation = meta.get("model_invocation", meta.get("model_invokation"))
+    model = rec.model
+    updated_ts = entry = None
+    if model is not None:
+        updated_ts = model.updated_at.timestamp()
+        if loc.kind is Kind.KNOWLEDGE:
+            entry = one_line(model.description)
+    anchors = [[a.path, a.symbol] for a in anchors_of(meta)] if "anchors" in meta else []
+    facts = RecordFacts.of(rec, data)
+    return (
+        loc.kind.value, loc.slug, _str(meta, "kind"), _str(meta, "status"), _str(meta, "replaced_by"),
+        invocation if isinstance(invocation, bool) else None, rec.parse_error,
+        model is not None if loc.kind in _VALIDATED else None,
+        updated_ts, entry, json.dumps(anchors, ensure_ascii=False) if anchors else None,
+        needle_bits(facts.needles), facts_blob(facts), description, description or first_line(body), body,
+        codec.encode(rec.loaded) if rec.loaded is not None else None,
+    )

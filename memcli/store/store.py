@@ -1,0 +1,287 @@
+"""`RecordStore`: the parsed records of a workspace, kept fresh by one stat-based check.
+
+Every reader calls `refresh()` first: the record folders are listed and every file lstat-ed
+(listing.py), and only files whose stamp changed — or whose stamp was too close to when they were
+read to be trusted, the "racy clean" case git also guards against — are read again; a file whose
+bytes hash the same is not parsed again. Files gone from the listing are dropped, so a rename is a
+drop plus an add. Records that changed are parsed once (row.py), by helper processes when there
+are many (build.py). `refresh(postings=True)` also makes the search postings of every record that
+lacks them (postings.py): only search asks. Readers then query rows instead of parsing files; see
+the methods below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import sqlite3
+from collections.abc import Iterable
+
+from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.store import diff
+from memcli.store.db import RACY_NS, Database, RefreshStats
+from memcli.store.listing import Listing, Stamp
+from memcli.workspace import SUMMARY_PATH
+
+_DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_error, valid, updated_ts,"
+                " entry, anchors, needles, facts")
+
+
+# The code a row is made by (row.py and what it calls): see _forget_rows_of_other_code.
+_ROW_CODE = ("records", "store", "anchors.py", "recordtext.py", "workspace.py", "__init__.py")
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class RecordStore(Database):
+    """The store of the records under `root` (`db_path=None`: in memory). `racy_ns`: how long after
+    a file's last change its stamp is not trusted (tests shorten it)."""
+
+    def __init__(self, root, db_path=None, *, racy_ns: int = RACY_NS) -> None:
+        self.racy_ns = racy_ns
+        self.odd: list[str] = []  # set by refresh(): see Listing.odd
+        self.linked = False  # set by refresh(): see Listing.linked
+        self._hashes: dict[str, str] | None = None  # see hashes()
+        super().__init__(root, db_path)
+        self._forget_rows_of_other_code()
+
+    def _forget_rows_of_other_code(self) -> None:
+        """Rows are what memcli's parser made of each file: another version of that code (an
+        upgrade, an edit) makes every file be read again; vectors and other readers' caches, keyed
+        by content and their own fingerprints, stay."""
+        from memcli import __version__
+        from memcli.codekey import code_fingerprint
+
+        code = code_fingerprint(_ROW_CODE, f"{__version__}").hex()
+        try:
+            if self.get_meta("code") == code:
+                return
+            with self.writing():
+                for table in ("docs", "texts", "parsed", "fts"):
+                    self.conn.execute(f"DELETE FROM {table}")
+                for key in ("listing", "postings", "postings-version"):
+                    self.set_meta(key, None)
+                diff.keep(self.conn, None, [])
+                self.set_meta("code", code)
+        except sqlite3.DatabaseError:
+            self.recover()
+            self.set_meta("code", code)
+
+    # -- freshness ---------------------------------------------------------------------------
+    def refresh(self, *, postings: bool = False) -> RefreshStats:
+        """Bring the store in step with the files (with `postings`, the search postings too)."""
+        try:
+            return self._refresh(postings)
+        except sqlite3.DatabaseError:
+            self.recover()
+            return self._refresh(postings)
+
+    def _refresh(self, postings: bool) -> RefreshStats:
+        self._hashes = None
+        found = Listing(self.root)
+        self.odd, self.linked = found.odd, found.linked
+        # The listing's digest equal to the stored one means nothing changed, without reading a
+        # row. It is stored only while every file is trusted by its stamp.
+        listing = found.digest()
+        version = None
+        if postings:
+            from memcli.store.postings import VERSION as version
+        kept = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('listing', 'postings')"))
+        if kept.get("listing") == listing and (not postings or kept.get("postings") == version):
+            return RefreshStats(unchanged=len(found))
+        with self.writing():
+            moved = diff.moved(self.conn, found) if self.size() == len(found) else None
+            if moved is None:  # files came or went: every row is compared
+                stats, complete = self._apply(found.files(), postings)
+            else:
+                stats, complete = self._apply_some(moved, len(found), postings)
+            untrusted = [path for (path,) in self.conn.execute(
+                "SELECT path FROM docs WHERE checked_ns - max(mtime_ns, ctime_ns) <= ?", (self.racy_ns,))]
+            complete = complete and self.size() == len(found)
+            diff.keep(self.conn, found if complete else None, untrusted)
+            self.set_meta("listing", listing if complete and not untrusted else None)
+            if postings:
+                self._fill_postings(version)
+            elif stats.added or stats.updated:
+                self.set_meta("postings", None)
+        return stats
+
+    def _rows(self, paths: list[str] | None = None) -> tuple[dict[str, tuple[int, str]], dict[str, Stamp]]:
+        """(path → (id, content hash), path → stamp of the rows whose stamp can be trusted) of
+        every row, or of the rows of `paths`."""
+        known: dict[str, tuple[int, str]] = {}
+        trusted: dict[str, Stamp] = {}
+        sql = ("SELECT path, id, hash, mtime_ns, size, ctime_ns, ino,"
+               " checked_ns - max(mtime_ns, ctime_ns) > ? FROM docs")
+        chunks = [None] if paths is None else [paths[i : i + 500] for i in range(0, len(paths), 500)]
+        for chunk in chunks:
+            where = "" if chunk is None else f" WHERE path IN ({','.join('?' * len(chunk))})"
+            for path, doc_id, digest, mtime, size, ctime, ino, ok in self.conn.execute(
+                    sql + where, (self.racy_ns, *(chunk or ()))):
+                known[path] = (doc_id, digest)
+                if ok:
+                    trusted[path] = (mtime, size, ctime, ino)
+        return known, trusted
+
+    def _apply(self, files: dict[str, Stamp], postings: bool) -> tuple[RefreshStats, bool]:
+        """Compare every row with `files` (the whole listing) and bring them in step."""
+        known, trusted = self._rows()
+        self._hashes = {path: digest for path, (_, digest) in known.items()}
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
+        gone = [known[p][0] for p in known.keys() - files.keys()]
+        for path in known.keys() - files.keys():
+            del self._hashes[path]
+        return self._update(todo, known, gone, len(files) - len(todo), postings)
+
+    def _apply_some(self, files: dict[str, Stamp], total: int, postings: bool) -> tuple[RefreshStats, bool]:
+        """Compare the rows of `files` only (diff.py: the others did not move) and update them."""
+        known, trusted = self._rows(list(files))
+        todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
+        return self._update(todo, known, [], total - len(todo), postings)
+
+    def _update(self, todo: list[tuple[str, Stamp]], known: dict[str, tuple[int, str]], gone: list[int],
+                unchanged: int, postings: bool) -> tuple[RefreshStats, bool]:
+        """Drop the `gone` rows, read the `todo` files and store what changed; (stats, whether every
+        file was read: else the kept listing would not be what the rows reflect)."""
+        if not todo and not gone:
+            return RefreshStats(unchanged=unchanged), True
+        for doc_id in gone:
+            self._drop(doc_id)
+        now = self.now_ns()
+        changed: list[tuple[str, Stamp, str, bytes]] = []
+        read = 0
+        for rel, st in todo:
+            try:
+                data = (self.root / rel).read_bytes()
+            except OSError:
+                continue  # vanished or unreadable between listing and reading: next refresh
+            read += 1
+            digest = content_hash(data)
+            old = known.get(rel)
+            if old and old[1] == digest:
+                self.conn.execute("UPDATE docs SET mtime_ns = ?, size = ?, ctime_ns = ?, ino = ?,"
+                                  " checked_ns = ? WHERE id = ?", (*st, now, old[0]))
+                unchanged += 1
+            else:
+                changed.append((rel, st, digest, data))
+        complete = read == len(todo)
+        if not changed:
+            return RefreshStats(0, 0, len(gone), unchanged, read), complete
+        from memcli.store.build import read_rows  # the parser and its models: only to parse a record
+
+        olds = [known[rel][0] for rel, *_ in changed if rel in known]
+        for doc_id in olds:
+            self._drop(doc_id)
+        self._store(changed, read_rows(changed, postings), now)
+        if self._hashes is not None:
+            self._hashes.update((rel, digest) for rel, _, digest, _ in changed)
+        return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read), complete
+
+    def _store(self, changed: list[tuple[str, Stamp, str, bytes]], rows: list[tuple], now: int) -> None:
+        """Insert the rows of the changed files, table by table (new ids, after the highest)."""
+        first = (self.conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+        docs, texts, parsed, fts = [], [], [], []
+        for doc_id, ((rel, st, digest, _), row) in enumerate(zip(changed, rows, strict=True), first):
+            *doc, description, summary, body, loaded, made = row
+            docs.append((doc_id, rel, *st, now, digest, *doc, made[4] if made else None))
+            texts.append((doc_id, description, summary, body, made[3] if made else None))
+            if loaded is not None:
+                parsed.append((doc_id, loaded))
+            if made:
+                fts.append((doc_id, *made[:3]))
+        columns = f"id, path, mtime_ns, size, ctime_ns, ino, checked_ns, hash, {_DOC_COLUMNS}, terms"
+        self.conn.executemany(f"INSERT INTO docs({columns}) VALUES ({','.join('?' * 22)})", docs)
+        self.conn.executemany("INSERT INTO texts VALUES (?,?,?,?,?)", texts)
+        self.conn.executemany("INSERT INTO parsed VALUES (?, ?)", parsed)
+        self.conn.executemany("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)", fts)
+
+    def _fill_postings(self, version: str | None) -> None:
+        """The postings of every record kept without them (refreshed by another reader, or made by
+        another tokenizer version), made from the kept text."""
+        from memcli.store.postings import postings
+
+        marked = self.conn.execute("SELECT value FROM meta WHERE key = 'postings-version'").fetchone()
+        if marked is not None and marked[0] != version:
+            self.conn.execute("DELETE FROM fts")
+            self.conn.execute("UPDATE docs SET terms = NULL")
+            self.conn.execute("UPDATE texts SET words = NULL")
+        self.set_meta("postings-version", version)
+        pending = self.conn.execute(
+            "SELECT d.id, d.slug, d.path, d.parse_error IS NULL, t.description, t.body FROM docs d"
+            " JOIN texts t USING (id) WHERE d.terms IS NULL").fetchall()
+        for doc_id, slug, path, ok, description, body in pending:
+            made = postings(slug, path, bool(ok), description, body)
+            self.conn.execute("UPDATE docs SET terms = ? WHERE id = ?", (made[4], doc_id))
+            self.conn.execute("UPDATE texts SET words = ? WHERE id = ?", (made[3], doc_id))
+            self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
+                              (doc_id, *made[:3]))
+        self.set_meta("postings", version)
+
+    def _drop(self, doc_id: int) -> None:
+        for table, key in (("docs", "id"), ("texts", "id"), ("parsed", "id"), ("fts", "rowid")):
+            self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (doc_id,))
+
+    # -- what readers ask ----------------------------------------------------------------------
+    def size(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+
+    def counts(self) -> tuple[int, int]:
+        """(records kept, of which not valid records)."""
+        row = self.conn.execute("SELECT count(*), count(parse_error) FROM docs").fetchone()
+        return row[0], row[1]
+
+    def hashes(self) -> dict[str, str]:
+        """Path → content hash of every record kept (known without a query when this object's last
+        refresh had to read the rows)."""
+        if self._hashes is None:
+            self._hashes = dict(self.conn.execute("SELECT path, hash FROM docs"))
+        return self._hashes
+
+    def knowledge(self) -> list[tuple[str, str, bool, str | None, str | None, bool | None, float | None]]:
+        """(slug, path, valid, kind, one-line description, model_invocation, updated_at timestamp)
+        of every knowledge record kept."""
+        rows = self.conn.execute("SELECT slug, path, valid, kind, entry, model_invocation, updated_ts"
+                                 " FROM docs WHERE type = 'knowledge'")
+        return [(s, p, bool(v), k, e, None if i is None else bool(i), u) for s, p, v, k, e, i, u in rows]
+
+    def summary(self) -> tuple[bool, str] | None:
+        """(valid, body) of memory/summary.md, or None when it is not kept."""
+        row = self.conn.execute("SELECT d.valid, t.body FROM docs d JOIN texts t USING (id) WHERE d.path = ?",
+                                (SUMMARY_PATH,)).fetchone()
+        return None if row is None else (bool(row[0]), row[1])
+
+    def anchors(self, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
+        """Path → the anchors it names (memcli.anchors.anchors_of), for those of `paths` naming any."""
+        wanted = list(paths)
+        out: dict[str, list[tuple[str, str | None]]] = {}
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            rows = self.conn.execute(f"SELECT path, anchors FROM docs WHERE anchors IS NOT NULL AND path IN"
+                                     f" ({','.join('?' * len(chunk))})", chunk)
+            out.update((path, [(a, s) for a, s in json.loads(text)]) for path, text in rows)
+        return out
+
+    def reference_facts(self, kind: str, needle: bytes | None = None) -> dict[str, tuple[str, RecordFacts]]:
+        """Path → (slug, reference facts) of the records of `kind` whose bytes hold `needle` (any of
+        NEEDLES when None)."""
+        bit = (1 << len(NEEDLES)) - 1 if needle is None else 1 << NEEDLES.index(needle)
+        rows = self.conn.execute("SELECT slug, path, needles, facts FROM docs WHERE type = ? AND needles & ?",
+                                 (kind, bit))
+        out = {}
+        made: dict[tuple[int, bytes | None], RecordFacts] = {}  # records often share their facts
+        for slug, path, bits, blob in rows:
+            facts = made.get((bits, blob))
+            if facts is None:
+                fields = marshal.loads(blob) if blob is not None else (None, None, None, None)
+                needles = tuple(n for i, n in enumerate(NEEDLES) if bits & (1 << i))
+                facts = made[bits, blob] = RecordFacts(*fields, needles)
+            out[path] = (slug, facts)
+        return out
+
+    def loaded(self, path: str) -> tuple[str, bytes | None] | None:
+        """(content hash, what reading its YAML gave, encoded) of the record at `path`, or None."""
+        return self.conn.execute("SELECT d.hash, p.loaded FROM docs d LEFT JOIN parsed p USING (id)"
+                                 " WHERE d.path = ?", (path,)).fetchone()

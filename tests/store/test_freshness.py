@@ -1,0 +1,159 @@
+"""The store's one freshness check and what it keeps: postings made only when search asks (from
+the kept text), made again for another tokenizer, rows made again by another version of the
+parser, links and folders left to the readers, helpers for a large build."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from memcli.search import SearchIndex
+from memcli.store import RecordStore, build, store_path  # build: a submodule
+from memcli.workspace import Workspace
+
+
+def _store(root: Path, cls=RecordStore):  # type: ignore[no-untyped-def]
+    """The store of `root`, trusting stamps at once (the files were just copied)."""
+    ws = Workspace.open(root)
+    return cls(ws.root, store_path(ws.state_dir, ws.root), racy_ns=0)
+
+
+def test_postings_wait_for_search_and_come_from_the_kept_text(example: Path, monkeypatch) -> None:
+    with _store(example) as store:
+        first = store.refresh()
+        assert first.added == store.size() > 0
+        assert store.conn.execute("SELECT count(*) FROM docs WHERE terms IS NOT NULL").fetchone() == (0,)
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or real(self))
+    with _store(example, SearchIndex) as index:
+        stats = index.refresh()
+        assert (stats.added, stats.read) == (0, 0) and not [p for p in reads if p.suffix == ".md"]
+        assert [h.slug for h in index.search("backup")][:1] == ["sqlite-backup"]
+        assert index.conn.execute("SELECT count(*) FROM docs WHERE terms IS NULL").fetchone() == (0,)
+
+
+def test_another_tokenizer_makes_every_postings_again(example: Path) -> None:
+    with _store(example, SearchIndex) as index:
+        index.refresh()
+        index.set_meta("postings-version", "0")
+        index.set_meta("postings", "0")
+        index.conn.execute("UPDATE texts SET words = 'stale'")
+        assert index.refresh().read == 0  # the files are not read: the text is kept
+        assert index.conn.execute("SELECT count(*) FROM texts WHERE words = 'stale'").fetchone() == (0,)
+        assert [h.slug for h in index.search("backup")][:1] == ["sqlite-backup"]
+
+
+def test_another_parser_version_reads_every_file_again_and_keeps_vectors(example: Path) -> None:
+    with _store(example) as store:
+        store.refresh()
+        store.conn.execute("INSERT INTO vectors VALUES ('h', 'm', x'00')")
+        store.set_meta("code", "an older memcli")
+    with _store(example) as store:
+        assert store.refresh().added == store.size() > 0
+        assert store.conn.execute("SELECT count(*) FROM vectors").fetchone() == (1,)
+
+
+def test_links_and_folders_are_left_to_readers(example: Path) -> None:
+    os.symlink(example / "knowledge/wal-mode.md", example / "knowledge/link.md")
+    (example / "knowledge/folder.md").mkdir()
+    with _store(example) as store:
+        store.refresh()
+        assert sorted(store.odd) == ["knowledge/folder.md", "knowledge/link.md"]
+        assert "knowledge/link.md" not in store.hashes() and not store.linked
+
+
+def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeypatch) -> None:
+    monkeypatch.setattr(build.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(build, "_cores", lambda: 3)
+
+    def rows(min_files: int) -> list[tuple]:
+        monkeypatch.setattr(build, "MIN_FILES", min_files)
+        with SearchIndex(generated) as index:  # in memory
+            index.refresh()
+            return index.conn.execute(
+                "SELECT d.path, d.hash, d.valid, d.entry, d.anchors, d.facts, d.terms, t.words, p.loaded FROM"
+                " docs d JOIN texts t USING (id) LEFT JOIN parsed p USING (id) ORDER BY d.path").fetchall()
+
+    forked = []
+    real = build._fork
+    monkeypatch.setattr(build, "_fork", lambda *a: forked.append(real(*a)) or forked[-1])
+    alone = rows(10**9)
+    assert not forked
+    assert rows(100) == alone
+    assert len(forked) == 2 and None not in forked
+
+
+def _age(root: Path, seconds: float = 3600) -> None:
+    """Every record file last changed an hour ago (stamps the store trusts at once)."""
+    for path in root.rglob("*.md"):
+        st = path.stat()
+        os.utime(path, (st.st_atime - seconds, st.st_mtime - seconds))
+
+
+def test_an_edit_in_place_is_found_from_the_kept_listing(generated: Path, monkeypatch) -> None:
+    from memcli.store import diff
+
+    _age(generated)
+    time.sleep(0.1)  # (aging moved the ctimes to now: let them settle past the short window below)
+    ws = Workspace.open(generated)
+    window = 50_000_000  # 50 ms instead of 2 s, so the test need not wait
+    with RecordStore(ws.root, store_path(ws.state_dir, ws.root), racy_ns=window) as store:
+        store.refresh()
+    target = generated / "memory/decisions/mail-v1.md"
+    target.write_text(target.read_text(encoding="utf-8").replace("cron", "CRON"), encoding="utf-8")
+    asked = []
+    real = diff.moved
+    monkeypatch.setattr(diff, "moved", lambda conn, found: asked.append(real(conn, found)) or asked[-1])
+    with RecordStore(ws.root, store_path(ws.state_dir, ws.root), racy_ns=window) as store:
+        stats = store.refresh()
+        assert [list(m) for m in asked] == [["memory/decisions/mail-v1.md"]]
+        assert (stats.updated, stats.read) == (1, 1)
+        assert "CRON" in store.conn.execute("SELECT body FROM texts JOIN docs USING (id) WHERE path = ?",
+                                            ("memory/decisions/mail-v1.md",)).fetchone()[0]
+        assert store.refresh().read == 1  # just written: not trusted yet, read again ...
+        assert list(asked[-1]) == ["memory/decisions/mail-v1.md"]  # ... from the kept list of untrusted paths
+
+
+def test_files_added_or_removed_compare_every_row(generated: Path, monkeypatch) -> None:
+    from memcli.store import diff
+
+    _age(generated)
+    with _store(generated) as store:
+        store.refresh()
+        before = store.size()
+        (generated / "memory/decisions/mail-v1.md").unlink()
+        (generated / "memory/decisions/mail-v2.md").rename(generated / "memory/decisions/mail-v9.md")
+        asked = []
+        real = diff.moved
+        monkeypatch.setattr(diff, "moved", lambda conn, found: asked.append(real(conn, found)) or asked[-1])
+        stats = store.refresh()
+        assert asked in ([], [None]) and (stats.removed, stats.added) == (2, 1) and store.size() == before - 1
+        assert "memory/decisions/mail-v9.md" in store.hashes()
+
+
+def test_rows_lost_behind_the_store_s_back_are_read_again(generated: Path) -> None:
+    _age(generated)
+    with _store(generated) as store:
+        store.refresh()
+        store.conn.execute("DELETE FROM docs WHERE path = 'memory/decisions/mail-v1.md'")
+        store.set_meta("listing", None)
+        assert store.refresh().added == 1
+        assert "memory/decisions/mail-v1.md" in store.hashes()
+
+
+def test_a_store_that_cannot_be_replaced_goes_on_in_memory(example: Path, monkeypatch) -> None:
+    # A broken store in a folder that refuses the new file (read-only, a stray lock): readers go on.
+    from memcli.store.db import Database
+
+    with _store(example) as store:
+        store.refresh()
+
+        def refuse(self):  # type: ignore[no-untyped-def]
+            raise PermissionError("read-only state folder")
+
+        monkeypatch.setattr(Database, "_rebuild_file", refuse)
+        store.recover()
+        assert store.db_path is None
+        assert store.refresh().added == store.size() > 0

@@ -1,0 +1,76 @@
+"""No command reads the YAML of a record that has not changed since any command last read it."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from memcli.context import build_context
+from memcli.gc.run import run as gc_run
+from memcli.lint.run import run as lint_run
+from memcli.records import parse
+from memcli.search import search
+from memcli.store import open_store
+from memcli.why import story
+from memcli.workspace import Workspace
+
+
+@pytest.fixture
+def yaml_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the YAML of a frontmatter was read (one item per read)."""
+    reads: list[int] = []
+    real = parse._load_yaml
+
+    def counting(front: str):  # type: ignore[no-untyped-def]
+        reads.append(1)
+        return real(front)
+
+    monkeypatch.setattr(parse, "_load_yaml", counting)
+    return reads
+
+
+def _quiet(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    with redirect_stdout(io.StringIO()):
+        return fn(*args, **kwargs)
+
+
+def test_each_record_is_parsed_once_whichever_command_reads_it_first(example: Path, yaml_reads) -> None:
+    ws = Workspace.open(example)
+    search(ws, "sqlite backup")
+    with open_store(ws) as store:
+        records = store.size()
+    assert len(yaml_reads) == records  # the first reader parsed every record, once
+    yaml_reads.clear()
+    build_context(ws)
+    _quiet(lint_run, ws, [], fmt="json")
+    _quiet(lint_run, ws, [example / "knowledge/wal-mode.md"], fmt="json", paths_only=True)
+    _quiet(gc_run, ws, fmt="json")
+    story(ws, "sqlite-backup")
+    search(ws, "wal mode")
+    assert yaml_reads == []
+    # One record edited: the next reader parses it (once), the others do not parse it again.
+    path = example / "knowledge/wal-mode.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("WAL", "Write-ahead log", 1), encoding="utf-8")
+    _quiet(lint_run, ws, [path], fmt="json", paths_only=True)
+    assert len(yaml_reads) == 1
+    build_context(ws)
+    _quiet(gc_run, ws, fmt="json")
+    search(ws, "write-ahead")
+    assert len(yaml_reads) == 1
+
+
+def test_the_store_keeps_no_yaml_it_cannot_give_back(example: Path, yaml_reads) -> None:
+    # A value outside what the store's codec keeps (an ordered map) is parsed when asked for.
+    path = example / "knowledge/wal-mode.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("---\n", "---\nodd: !!omap [a: 1]\n", 1),
+                    encoding="utf-8")
+    ws = Workspace.open(example)
+    first = _quiet(lint_run, ws, [path], fmt="json", paths_only=True)
+    assert first == _quiet(lint_run, ws, [path], fmt="json", paths_only=True, use_cache=False)
+    assert story(ws, "wal-mode").to_json() == story(ws, "wal-mode", use_store=False).to_json()
+    with open_store(ws) as store:
+        assert store.loaded("knowledge/wal-mode.md")[1] is None  # kept without its YAML
+        assert store.loaded("knowledge/sqlite-backup.md")[1] is not None

@@ -1,0 +1,65 @@
+"""A lean start on every process path: what a command imports (`python -X importtime`, a warm run
+through the `memcli` entry point, output piped) holds nothing it does not use. The parser and
+models of records are not loaded when no record changed; rich only where a table is drawn; the
+tokenizer, Typer, the LLM and MCP stacks only on the paths that need them."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "workspace"
+IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)")
+NEVER = {"litellm", "openai", "tiktoken", "numpy", "mcp", "git", "httpx", "jsonschema"}
+CHANGED_RECORDS = {"yaml", "memcli.records.parse", "memcli.records.models"}  # only to parse a record
+SEARCH = {"snowballstemmer", "memcli.search"}
+CLI = {"typer", "click"}
+LEAN = NEVER | CHANGED_RECORDS | CLI | {"rich", "memcli.lint", "pydantic"}  # context, search: no Typer
+PATHS: dict[str, tuple[list[str], set[str]]] = {
+    "context": (["context"], LEAN | SEARCH | {"rapidfuzz"}),
+    "context --json": (["context", "--json"], LEAN | SEARCH),
+    "search": (["search", "sqlite backup"], LEAN | {"memcli.context"}),
+    "search --json": (["search", "wal", "--json"], LEAN),
+    "lint --paths-only": (["lint", "--paths-only", "knowledge/wal-mode.md"],
+                          NEVER | CHANGED_RECORDS | SEARCH | CLI | {"rich", "pydantic"}),
+    "lint": (["lint"], NEVER | {"yaml", "memcli.records.parse"} | SEARCH | {"rich"}),
+    "gc-report --json": (["gc-report", "--json"], NEVER | {"yaml"} | SEARCH | {"rich"}),
+    "why": (["why", "sqlite-backup"], NEVER | {"yaml"} | SEARCH | {"rich", "rapidfuzz", "memcli.lint"}),
+    # (status reads the consolidation's modules, which load the memory tools and the Linter)
+    "status": (["status"], NEVER | {"yaml", "snowballstemmer", "rich"}),
+    "--help": (["--help"], NEVER | CHANGED_RECORDS | SEARCH | {"pydantic", "rich", "sqlite3"}),
+}
+
+
+def _imported(argv: list[str], cwd: Path) -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "from memcli.entry import main; main()",
+                           *argv], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = set()
+    for line in done.stderr.splitlines():
+        found = IMPORTED.match(line)
+        if found:
+            parts = found.group(1).split(".")
+            names.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return names
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example workspace, every command run once (the store and caches filled)."""
+    root = tmp_path_factory.mktemp("lean") / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+@pytest.mark.parametrize("name", list(PATHS))
+def test_a_warm_command_imports_only_what_it_uses(warm: Path, name: str) -> None:
+    argv, unused = PATHS[name]
+    _imported(argv, warm)  # the first run fills the store, the caches and the context memo
+    loaded = _imported(argv, warm)
+    assert not loaded & unused, f"memcli {' '.join(argv)} imported {sorted(loaded & unused)}"
