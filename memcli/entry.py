@@ -5,7 +5,7 @@ git runs `memcli merge-driver` once per file both branches changed, so its start
 file: it skips importing Typer and building the command tree (about a third of its time). The
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
 (memcli/lint_hook.py). An agent waits for `memcli extract --hook` at every session end: it only
-reads stdin and starts a detached worker (memcli/agents/hookio.py). An agent gives `memcli mcp`
+reads stdin and starts a detached worker (memcli/hooks/payload.py). An agent gives `memcli mcp`
 about a second to answer its handshake, most of it spent importing the MCP SDK: Typer would add
 a tenth of a second more (memcli/mcpserver/server.py). Every session start runs `memcli hooks
 session-start`, and the agent waits for its context.
@@ -73,13 +73,13 @@ def main(argv: list[str] | None = None) -> None:
         from pathlib import Path
 
         _no_pydantic_plugins()
-        from memcli.agents.hookrun import session_start
+        from memcli.hooks.start import session_start
 
         workspace = opts.get("workspace")
-        sys.exit(session_start(opts.get("agent", "claude-code"), getattr(sys.stdin, "buffer", None),
+        sys.exit(session_start(opts.get("agent"), getattr(sys.stdin, "buffer", None),
                                Path(workspace) if workspace is not None else None))
     if args == ["extract", "--hook"]:
-        from memcli.agents.hookio import extract_hook
+        from memcli.hooks.payload import extract_hook
 
         sys.exit(extract_hook(getattr(sys.stdin, "buffer", None)))
     from memcli.cli import main as cli_main

@@ -24,7 +24,6 @@ from typing import Any
 
 from memcli.records.models import Source
 from memcli.secrets import redact
-from memcli.sessions.model import Entry
 from memcli.staging import (
     DecisionItem,
     ExtractedItems,
@@ -33,6 +32,7 @@ from memcli.staging import (
     StagingFile,
     staging_id,
 )
+from memcli.transcript.model import Entry
 
 TOOL = "memcli_remember"
 KINDS = ("decision", "request", "rule")
