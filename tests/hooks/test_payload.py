@@ -58,10 +58,30 @@ def test_extract_hook_with_a_malformed_payload_exits_0_silently(body: bytes, tmp
     assert history.runs(ws, "extract") == [] and not (ws.state_dir / "hooks").exists()
 
 
+def _files(*folders: Path) -> dict[str, int]:
+    """Every file (its size) and folder (-1) under `folders`."""
+    return {str(p): p.stat().st_size if p.is_file() else -1 for folder in folders for p in folder.rglob("*")}
+
+
 def test_extract_hook_outside_any_workspace_does_nothing(tmp_path: Path) -> None:
-    body = json.dumps(payload("claude-code", tmp_path, TRANSCRIPTS["claude-code"])).encode()
-    done = memcli_run(["extract", "--hook"], body, tmp_path)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    """The hook hands the session to its worker, which finds no workspace above the session's folder
+    and leaves no trace: no staging, run history, lock, state or crash log, anywhere it could write.
+    The worker the hook starts is recorded instead of detached, and run here to its end."""
+    transcript = TRANSCRIPTS["claude-code"]
+    watched = (tmp_path, Path(os.environ["MEMCLI_STATE_DIR"]), Path(os.environ["HOME"]), transcript.parent)
+    before = _files(*watched)
+    body = json.dumps(payload("claude-code", tmp_path, transcript)).encode()
+    probe = ("import json, subprocess, sys\n"
+             "subprocess.Popen = lambda args, **kw: print(json.dumps(args), file=sys.stderr)\n"
+             "from memcli.entry import main\nmain()\n")
+    done = subprocess.run([sys.executable, "-c", probe, "extract", "--hook"], input=body, cwd=tmp_path,
+                          capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, b"")
+    worker = json.loads(done.stderr)
+    assert worker[1:6] == ["-m", "memcli", "hooks", "capture", "--cwd"] and worker[6] == str(tmp_path)
+    ran = subprocess.run(worker, cwd=tmp_path, capture_output=True, timeout=120)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    assert _files(*watched) == before
 
 
 def test_read_payload_does_not_wait_on_an_open_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
