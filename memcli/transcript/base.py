@@ -102,7 +102,7 @@ def json_objects(path: Path, stats: ReadStats,
                  cursor: Cursor | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of a JSONL file with their line numbers; everything else counted and skipped.
 
-    With a `cursor` (see raw_lines) the adapter marks resume points: only it knows what it still
+    With a `cursor` (see raw_lines) the reader marks resume points: only it knows what it still
     holds open. A skipped line is not marked; the next mark covers it (a resumed read that starts
     before it skips and counts it again, from counts taken before it).
     """

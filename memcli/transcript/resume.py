@@ -2,7 +2,7 @@
 
 A `Position` is a line boundary from which reading on gives exactly what a full read gives from
 that line on: the same entries (same indices, same Claude multi-line merging) and, because it
-carries the read statistics up to it, the same `stats` at the end. Adapters mark such boundaries
+carries the read statistics up to it, the same `stats` at the end. Readers mark such boundaries
 only where they hold nothing pending: a Claude Code response still open (its lines may continue
 after the point) moves the mark back to the response's first line, so a resumed read re-yields
 that response whole; a consumer skips entries whose index it has seen (`index < position.line`
@@ -38,7 +38,7 @@ class Position:
     line: int
     check: str = ""  # hash of the `check_len` bytes before `offset`
     check_len: int = 0
-    carry: tuple[str, ...] = ()  # adapter state at the point (Claude: message ids whose usage counted)
+    carry: tuple[str, ...] = ()  # reader state at the point (Claude: message ids whose usage counted)
     entries: int = 0
     skipped: int = 0
     ignored: int = 0
@@ -100,7 +100,7 @@ def _time(value: str | None) -> dt.datetime | None:
 
 
 class Cursor:
-    """Follows the lines `raw_lines` reads (byte offsets, line ends) so adapters can mark resume
+    """Follows the lines `raw_lines` reads (byte offsets, line ends) so readers can mark resume
     points cheaply: a mark keeps raw values; the Position (hash included) is built on demand."""
 
     def __init__(self, stats: ReadStats, start: Position | None = None) -> None:
