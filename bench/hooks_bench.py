@@ -7,12 +7,13 @@ reports the median and the fastest wall time and the median CPU time (user + sys
   floor: python             `python -c pass` (the interpreter's start-up alone)
   extract --hook (lean)     the `memcli` executable's entry point: reads the payload, starts the
                             detached worker, exits (what the installed hook runs)
+  extract --hook (<rev>)    the same hook of the `--baseline` revision (below)
   extract --hook (Typer)    the same through the full CLI (`memcli.cli`), i.e. without the lean path
   session-start (lean)      `memcli hooks session-start --agent claude-code` on the bundled example
                             workspace through the entry point (what the installed hook runs)
   session-start (Typer)     the same through the full CLI: what the hook ran before the lean path
   session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
-                            `git archive` of it: before/after in one run
+                            `git archive` of it: before/after in one run (so is extract --hook)
   memcli context            the same context through `memcli context`
 The payload (a turn end) names a transcript that does not exist in a folder that is no workspace, so the
 detached workers exit at once and nothing is extracted. Target (issue 24): session start within
@@ -89,6 +90,8 @@ def main() -> int:
             code = f"import sys; sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()"
             rows.insert(5, (f"session-start ({base[0]})", [sys.executable, "-c", code, *session_start],
                             start))
+            rows.insert(2, (f"extract --hook ({base[0]})", [sys.executable, "-c", code, "extract", "--hook"],
+                            hook))
         for _, cmd, stdin in rows:  # warm the context caches of the state folder and the bytecode
             _once(cmd, stdin, where)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
