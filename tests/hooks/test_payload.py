@@ -24,6 +24,7 @@ from support.hook_payloads import (
 )
 
 from memcli import history
+from memcli.agents import registry
 from memcli.hooks import payload as hook_payload
 
 
@@ -105,6 +106,32 @@ def test_the_capture_hook_loads_neither_typer_nor_pydantic(tmp_path: Path) -> No
     done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=body.encode(),
                           cwd=tmp_path, capture_output=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"[]\n")
+
+
+@pytest.mark.parametrize("written", [True, False])
+def test_the_capture_hook_reads_the_agents_declarations_only_for_a_missing_transcript(
+        written: bool, tmp_path: Path) -> None:
+    """Whether an event ends a session is the agents' to say, and matters only when the transcript
+    was never written; then their declarations are read (registry.py), never their parts."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print(sorted(m for m in sys.modules if m.startswith(('memcli.agents.',"
+            " 'memcli.transcript', 'memcli.sessions'))), file=sys.stderr))\n"
+            "import subprocess\nsubprocess.Popen = lambda *a, **kw: None\n"
+            "from memcli.entry import main\nmain()\n")
+    transcript = tmp_path / "x.jsonl"
+    if written:
+        transcript.write_text("{}\n", encoding="utf-8")
+    body = json.dumps({"session_id": "s", "transcript_path": str(transcript), "cwd": str(tmp_path),
+                       "hook_event_name": "SessionEnd"})
+    done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=body.encode(),
+                          cwd=tmp_path, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, b"")
+    loaded = json.loads(done.stderr.decode().replace("'", '"'))
+    if written:
+        assert loaded == []
+    else:
+        declarations = {f"memcli.agents.{a.__name__.rsplit('.', 1)[1]}" for a in registry.AGENTS}
+        assert set(loaded) == {"memcli.agents.registry", "memcli.agents.base", *declarations}
 
 
 def test_the_hook_hands_the_event_to_the_worker(tmp_path: Path, fake_llm) -> None:
