@@ -26,21 +26,21 @@ def get(name: str) -> Agent | None:
     return next((a for a in AGENTS if a.NAME == name), None)
 
 
-def hooks() -> list[tuple[Agent, Hooks]]:
+def hooked() -> list[tuple[Agent, Hooks]]:
     """The agents memcli wires hooks into, with their hooks, in order."""
     return [(a, a.HOOKS) for a in AGENTS if a.HOOKS is not None]
 
 
 def options() -> tuple[str, ...]:
     """The values of `memcli hooks --agent` (besides `all`)."""
-    return tuple(h.option for _a, h in hooks())
+    return tuple(h.option for _a, h in hooked())
 
 
 def by_option(option: str) -> tuple[Agent, Hooks] | None:
     """The agent `memcli hooks --agent <option>` names, with its hooks."""
-    return next(((a, h) for a, h in hooks() if h.option == option), None)
+    return next(((a, h) for a, h in hooked() if h.option == option), None)
 
 
 def end_events() -> frozenset[str]:
     """The hook events that end a session, in any agent (the payload does not say which agent sent it)."""
-    return frozenset().union(*(h.end_events for _a, h in hooks()))
+    return frozenset().union(*(h.end_events for _a, h in hooked()))

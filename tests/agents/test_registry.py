@@ -23,7 +23,7 @@ from memcli.agents.targets import MCP_TOOLS, SERVER_NAME, SESSION_START, ConfigF
 from memcli.agents.targets import session_start_command as start_command
 from memcli.extract.remember import is_remember
 from memcli.hooks import payload, start
-from memcli.sessions import detect, read_session, sessions_in
+from memcli.sessions import detect, read_session, scan, sessions_in
 from memcli.transcript.base import json_objects
 from memcli.transcript.model import Entry, ReadStats, SessionInfo
 
@@ -86,6 +86,18 @@ def test_each_reader_claims_its_own_fixtures_and_names_them_as_declared(agent: b
     for path in found:
         assert detect(path)[0] is agent
         assert {info.agent for info in sessions_in(path)} == {agent.NAME}
+
+
+def test_the_fallback_reads_its_own_format_and_any_file_nobody_claims(tmp_path: Path) -> None:
+    fallback = registry.get(registry.FALLBACK)
+    own = tmp_path / "run.jsonl"
+    own.write_text('{"role": "user", "content": "hi"}\n', encoding="utf-8")
+    unknown = tmp_path / "notes.jsonl"
+    unknown.write_text('{"kind": "nothing any agent writes"}\n', encoding="utf-8")
+    for path, entries in ((own, 1), (unknown, 0)):
+        assert detect(path)[0] is fallback
+        info = scan(sessions_in(path)[0])
+        assert (info.agent, info.entries, info.skipped) == (registry.FALLBACK, entries, 1 - entries)
 
 
 @pytest.mark.parametrize("path", [p for name in NAMES for p in _fixtures(name)], ids=lambda p: p.name[:24])
