@@ -4,14 +4,15 @@ An agent waits for its hooks, and some treat a failing one as an error the user 
 hook always exits 0, prints nothing the agent would misread, and never blocks: a payload that is
 missing, malformed or not JSON means "nothing to do". A bug is still written to the crash log.
 
-`extract --hook` (payload.py) reads the hook's JSON (session id, transcript path,
-working directory, event), starts a detached worker (new session, no stdin, output to /dev/null)
-and returns at once. The worker (`memcli hooks capture`, hidden) extracts that one session:
-- after a session end (an event its agent declares as one: memcli/agents/registry.py) at once,
-  and not at all when the
-  transcript it names was never written (`claude mcp list` ends a "session" that has none);
-- after events that fire while the session goes on (Codex `Stop` after every turn, PreCompact)
-  once it has been idle for `extract.idle_minutes`, the window `memcli extract` applies.
+`extract --hook` (payload.py) reads the hook's JSON (session id, transcript path, working
+directory, event), starts a detached worker (new session, no stdin, output to /dev/null) and
+returns at once. The worker (`memcli hooks capture`, hidden) extracts that one session:
+- after a session end (an event its agent declares as one, memcli/agents/: `SessionEnd` for
+  Claude Code and Gemini CLI) at once, and not at all when the transcript it names was never
+  written (`claude mcp list` ends a "session" that has none);
+- after events that fire while the session goes on (Codex `Stop` after every turn, PreCompact,
+  PreCompress) once it has been idle for `extract.idle_minutes`, the window `memcli extract`
+  applies.
 Its `memcli_remember` calls are staged whether or not a model can extract the rest; an install
 that cannot extract yet (no model set, no litellm) records the session as waiting for a model, a
 state `memcli status` shows, not a failure. Any other failure is recorded for `memcli status`.
