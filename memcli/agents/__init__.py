@@ -1,6 +1,7 @@
 """What memcli knows about each coding agent, one package per agent behind one interface.
 
-    base.py       the interface: Agent (the declaration), Reader, Discovery, Wiring, Hooks
+    base.py       the interface: what an agent's declaration holds (Agent, Hooks)
+    parts.py      what its load() returns: Reader, Discovery, Wiring, and their shared helpers
     registry.py   every agent, listed once
     targets.py    the config entries an agent's wiring declares (hooks, MCP server, allow rules)
     jsonedit.py   JSON with comments, edited in place (agents' settings files)
