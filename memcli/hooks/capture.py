@@ -28,19 +28,12 @@ import datetime as dt
 import hashlib
 import os
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from memcli import history
 from memcli.agents import registry
-from memcli.boundary import _write_crash_log
-from memcli.consolidate.lock import pid_alive
 from memcli.errors import EXIT_OK, MemcliError
-from memcli.extract.ready import waiting_for_model
-from memcli.extract.run import run as extract_run
 from memcli.hooks.start import find_workspace
-from memcli.sessions.discover import UnknownSession, discover, find_session
 from memcli.workspace import Workspace
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
@@ -67,6 +60,10 @@ def _napper(marker: Path) -> Callable[[float], None]:
 
 
 def _claim(path: Path) -> bool:
+    # imported here and below: a worker started outside a workspace (a Codex turn end in any folder)
+    # stops before it needs any of it
+    from memcli.consolidate.lock import pid_alive
+
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(2):
         try:
@@ -88,6 +85,8 @@ def _claim(path: Path) -> bool:
 
 
 def _locate(ws: Workspace, session: str | None, transcript: str | None):
+    from memcli.sessions.discover import UnknownSession, discover, find_session
+
     if transcript and Path(transcript).is_file():
         infos = discover(ws, paths=[Path(transcript)])
         same = [i for i in infos if session is None or i.session_id == session]
@@ -113,6 +112,10 @@ def _idle_left(info, idle_minutes: float, now: dt.datetime) -> float:
 
 
 def _record(ws: Workspace, started: str, session: str | None, result: str, **why: str) -> None:
+    import uuid
+
+    from memcli import history
+
     history.record(ws, "extract", {"run_id": f"extract-hook-{uuid.uuid4().hex[:12]}",
                                    "started_at": started, "finished_at": history.now(),
                                    "result": result, "trigger": "hook", "session": session, **why})
@@ -143,6 +146,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                 marker.touch()
         return EXIT_OK
     sleep = sleep or _napper(marker)
+    from memcli import history
+
     started = history.now()
     try:
         waited = 0.0
@@ -162,9 +167,13 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                 pause = min(pause + 1.0, 300.0)  # re-read: the session may go on meanwhile
             sleep(pause)
             waited += pause
+        from memcli.extract.run import run as extract_run
+
         try:
             return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
+            from memcli.extract.ready import waiting_for_model
+
             waiting = waiting_for_model(ws)
             if waiting is not None:  # a state, not a failure: its memcli_remember calls are staged
                 _record(ws, started, info.session_id, "waiting", note=waiting)
@@ -172,6 +181,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
             _fail(ws, started, info.session_id, str(exc))
             return exc.exit_code
         except Exception as exc:  # noqa: BLE001 - recorded for `memcli status`, logged in full
+            from memcli.boundary import _write_crash_log
+
             log = _write_crash_log(exc)
             _fail(ws, started, info.session_id, f"internal error ({type(exc).__name__}: {exc}); "
                   f"details in {log}")
