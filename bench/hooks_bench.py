@@ -2,8 +2,9 @@
 
 Usage: python bench/hooks_bench.py [--runs 15] [--baseline main]
 
-Each row starts a fresh process, as the agent does; rows are interleaved round by round, and each
-reports the median and the fastest wall time and the median CPU time (user + sys) of `--runs`:
+Each row starts a fresh process, as the agent does; rows are interleaved round by round (in a new
+order each round), and each reports the median and the fastest wall time and the median CPU time
+(user + sys) of `--runs`:
   floor: python             `python -c pass` (the interpreter's start-up alone)
   extract --hook (lean)     the `memcli` executable's entry point: reads the payload, starts the
                             detached worker, exits (what the installed hook runs)
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -95,8 +97,10 @@ def main() -> int:
         for _, cmd, stdin in rows:  # warm the context caches of the state folder and the bytecode
             _once(cmd, stdin, where)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
-        for _ in range(args.runs):
-            for name, cmd, stdin in rows:
+        for n in range(args.runs):
+            # A new order each round: the capture hooks' detached workers (a Typer start-up each) run
+            # on into the rows after them, and would otherwise always slow the same ones.
+            for name, cmd, stdin in random.Random(n).sample(rows, len(rows)):
                 times[name].append(_once(cmd, stdin, where))
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
               f"{args.runs} interleaved rounds")
