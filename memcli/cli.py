@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from memcli import __version__
+from memcli.agents import registry
 
 app = typer.Typer(
     name="memcli",
@@ -176,7 +177,7 @@ def extract(
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
     if hook:
-        from memcli.agents.hookio import extract_hook
+        from memcli.hooks.payload import extract_hook
 
         raise typer.Exit(extract_hook(getattr(sys.stdin, "buffer", None), workspace))
     from memcli.extract.run import run
@@ -366,7 +367,7 @@ hooks_app = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False
                         help="Wire memcli into coding agents: context at session start, the MCP "
                         "server, capture at session end.")
 app.add_typer(hooks_app)
-AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="claude-code|codex|gemini|all")]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="|".join([*registry.options(), "all"]))]
 ScopeOpt = Annotated[str, typer.Option("--scope", help="project (this workspace's files) or user "
                                                        "(your home's, for every project)")]
 
@@ -383,7 +384,7 @@ def hooks_install(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Add memcli's hooks and MCP server to the agents' config files (merged, backed up)."""
-    from memcli.agents.install import run_change
+    from memcli.hooks.install import run_change
 
     raise typer.Exit(run_change("install", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
 
@@ -396,7 +397,7 @@ def hooks_uninstall(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Remove memcli's entries (only those) from the agents' config files."""
-    from memcli.agents.install import run_change
+    from memcli.hooks.install import run_change
 
     raise typer.Exit(run_change("uninstall", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
 
@@ -411,7 +412,7 @@ def hooks_status(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """What is wired, per agent and scope: installed, modified or missing."""
-    from memcli.agents.install import run_status
+    from memcli.hooks.install import run_status
     from memcli.workspace import find_root
 
     root = _open(workspace).root if workspace or scope == "project" else find_root(Path.cwd())
@@ -419,9 +420,10 @@ def hooks_status(
 
 
 @hooks_app.command("session-start", hidden=True)
-def hooks_session_start(agent: AgentOpt = "claude-code", workspace: WorkspaceOpt = None) -> None:
+def hooks_session_start(agent: AgentOpt = registry.SESSION_START_DEFAULT,
+                        workspace: WorkspaceOpt = None) -> None:
     """(Run by the SessionStart hook.) Print the resident context in the agent's form."""
-    from memcli.agents.hookrun import session_start
+    from memcli.hooks.start import session_start
 
     raise typer.Exit(session_start(agent, getattr(sys.stdin, "buffer", None), workspace))
 
@@ -435,7 +437,7 @@ def hooks_capture(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """(Started by `extract --hook`.) Extract the session once it has ended or gone idle."""
-    from memcli.agents.hookrun import run_capture
+    from memcli.hooks.capture import run_capture
 
     raise typer.Exit(run_capture(cwd, workspace, session, transcript, event))
 

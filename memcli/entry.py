@@ -6,7 +6,7 @@ file: it skips importing Typer and building the command tree (about a third of i
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
 (memcli/lint_hook.py), as for `memcli context` and `memcli search`, which agents run at every
 session start and tool call (memcli/lean.py). An agent waits for `memcli extract --hook` at every
-session end: it only reads stdin and starts a detached worker (memcli/agents/hookio.py). An agent
+session end: it only reads stdin and starts a detached worker (memcli/hooks/payload.py). An agent
 gives `memcli mcp` about a second to answer its handshake, most of it spent importing the MCP SDK:
 Typer would add a tenth of a second more (memcli/mcpserver/server.py). Every session start runs
 `memcli hooks session-start`, and the agent waits for its context.
@@ -74,10 +74,10 @@ def main(argv: list[str] | None = None) -> None:
         from pathlib import Path
 
         _no_pydantic_plugins()
-        from memcli.agents.hookrun import session_start
+        from memcli.hooks.start import session_start
 
         workspace = opts.get("workspace")
-        sys.exit(session_start(opts.get("agent", "claude-code"), getattr(sys.stdin, "buffer", None),
+        sys.exit(session_start(opts.get("agent"), getattr(sys.stdin, "buffer", None),
                                Path(workspace) if workspace is not None else None))
     if args[:1] in (["context"], ["search"]):
         from memcli import lean
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
             _no_pydantic_plugins()
             sys.exit(run_guarded(command))
     if args == ["extract", "--hook"]:
-        from memcli.agents.hookio import extract_hook
+        from memcli.hooks.payload import extract_hook
 
         sys.exit(extract_hook(getattr(sys.stdin, "buffer", None)))
     from memcli.cli import main as cli_main

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from memcli.extract.remember import Remembered, calls_in, is_remember
 from memcli.provenance import role_of
 from memcli.secrets import redact
-from memcli.sessions.model import Entry
+from memcli.transcript.model import Entry
 
 HUMAN, FINAL, ASSISTANT, TOOL_CALL, TOOL_OUTPUT = range(5)
 LABELS = {HUMAN: "human prompt", FINAL: "final answer", ASSISTANT: "assistant",
