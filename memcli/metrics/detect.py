@@ -56,6 +56,11 @@ _READERS = frozenset({
 # memcli has no such command today; an agent guessing one (or a future one) still means a use.
 _MEMCLI_READS = frozenset({"show", "read", "cat", "open", "get"})
 _PREFIXES = frozenset({"sudo", "command", "time", "nice", "env", "xargs"})
+# memcli's own MCP read tool under every agent's naming of an MCP tool: `mcp__memcli__memcli_read`
+# (Claude Code, Codex), `mcp_memcli_memcli_read` (Gemini CLI), `memcli_memcli_read`, or bare. Its one
+# argument, `record`, is a slug or a record path.
+_MEMCLI_READ_TOOL = re.compile(r"(?:^|[_.:/-])memcli_read$")
+_SLUG_RE = re.compile(_SLUG)
 _SLUG_ONLY = re.compile(_SLUG + r"$")
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 
@@ -81,8 +86,11 @@ def entry_invokes(entry: Entry) -> Iterator[Hit]:
 
 
 def call_invokes(call: ToolCall) -> Iterator[Hit]:
-    name = call.name.lower().rsplit("__", 1)[-1]  # mcp__memcli__memory_read -> memory_read
     args = call.arguments  # the adapters already parsed JSON-string arguments
+    if _MEMCLI_READ_TOOL.search(call.name.lower()):
+        yield from _memcli_read(args)
+        return
+    name = call.name.lower().rsplit("__", 1)[-1]  # mcp__memcli__memory_read -> memory_read
     if name in _SHELL_TOOLS:
         for script in _scripts(args):
             for path in shell_reads(script):
@@ -98,6 +106,17 @@ def call_invokes(call: ToolCall) -> Iterator[Hit]:
             yield Hit(match.group(1), READ)
 
 
+
+
+def _memcli_read(args: dict[str, Any] | str) -> Iterator[Hit]:
+    record = args.get("record") if isinstance(args, dict) else args
+    if not isinstance(record, str):
+        return
+    record = record.strip()
+    if match := RECORD_PATH_RE.search(record):
+        yield Hit(match.group(1), READ)
+    elif _SLUG_RE.fullmatch(record):
+        yield Hit(record, READ)
 
 
 def _path_values(args: dict[str, Any] | str) -> Iterator[str]:

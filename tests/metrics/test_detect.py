@@ -46,6 +46,14 @@ def _call(name: str, arguments) -> Entry:
         # memcli's own memory tool (also behind an MCP prefix) and an editor tool's view command
         (_call("mcp__memcli__memory_read", {"path": "memory/decisions/api-versioning.md"}),
          [Hit("memory/decisions/api-versioning.md", READ)]),
+        # memcli's MCP read tool, as each agent names it, by slug or by path
+        (_call("mcp__memcli__memcli_read", {"record": "wal-mode"}), [Hit("wal-mode", READ)]),
+        (_call("mcp_memcli_memcli_read", {"record": "knowledge/wal-mode.md", "why": True}),
+         [Hit("knowledge/wal-mode.md", READ)]),
+        (_call("memcli_read", {"record": "./memory/decisions/use-sqlite.md"}),
+         [Hit("memory/decisions/use-sqlite.md", READ)]),
+        (_call("mcp__memcli__memcli_read", {"record": "not a slug"}), []),
+        (_call("mcp__memcli__memcli_search", {"query": "wal-mode"}), []),
         (_call("str_replace_based_edit_tool", {"command": "view", "path": "knowledge/x.md"}),
          [Hit("knowledge/x.md", READ)]),
         (_call("str_replace_based_edit_tool", {"command": "create", "path": "knowledge/x.md"}), []),
