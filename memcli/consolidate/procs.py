@@ -102,10 +102,6 @@ def _leader_is_ours(child: Child) -> bool:
     return pid_alive(child.pid) and (child.proc is None or process_tag(child.pid) in (None, child.proc))
 
 
-def group_alive(child: Child) -> bool:
-    return bool(_members(child))
-
-
 def end_group(child: Child, timeout: float = 30.0) -> bool:
     """SIGTERM the group, SIGKILL it after a grace period; True once no member is left."""
     if pid_alive(child.pid) and not _leader_is_ours(child):

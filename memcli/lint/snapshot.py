@@ -44,7 +44,6 @@ class Snapshot:
     ) -> None:
         self.workspace = workspace
         self.root = workspace.root
-        self._root_prefix = os.path.join(workspace.root, "")  # root + separator, for fast joins
         self.config: LintConfig = workspace.config.lint
         self.overlay = dict(overlay or {})
         self._base_files = list(files) if files is not None else None
@@ -211,15 +210,6 @@ class Snapshot:
         """Facts of a record already parsed, so the reference rules need not parse it again."""
         self._facts[path] = facts
 
-    def records_with(self, kind: Kind, needle: bytes) -> list[ParsedRecord]:
-        """Parsed records of `kind` whose raw bytes contain `needle` (a cheap pre-filter)."""
-        out = []
-        for path in self.slugs[kind].values():
-            data, _ = self.raw(path)
-            if data is not None and needle in data:
-                out.append(self.record(path))
-        return out
-
     def content_key(self, path: str) -> bytes | None:
         """The result-cache key of a file on disk: from the store when it keeps the file (the file
         is not read), else from its bytes; None without a cache, for a proposed change, or for a
@@ -285,10 +275,6 @@ class Snapshot:
             kept, overlay = self._hashes, self.overlay
             self._memo[key] = [p for p in self.slugs[kind].values() if p not in kept or p in overlay]
         return self._memo[key]
-
-    @staticmethod
-    def folder_of(kind: Kind) -> str:
-        return KIND_DIRS.get(kind, "memory")
 
     def adopt(self, results: Iterable[tuple[str, bytes | None, Any, RecordFacts | None]]) -> None:
         """Take over what a helper process learned checking some files: (path, content key,
