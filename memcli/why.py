@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memcli import git
 from memcli.errors import EXIT_OK, MemcliError, UsageError
-from memcli.gc.drift import git_text
 from memcli.provenance import role_of
 from memcli.records.models import Source, cited_sources
 from memcli.records.parse import ParsedRecord, parse_record
@@ -124,14 +124,12 @@ def _did_you_mean(ws: Workspace, slug: str) -> str:
 
 def history(ws: Workspace, rel: str) -> tuple[list[Change], str | None]:
     """Every commit that touched the record, newest first (renames followed); a note when git has none."""
-    top = git_text(ws.root, "rev-parse", "--show-toplevel")
+    top = git.top(ws.root)
     if top is None:
         return [], "not a git repository: no history"
-    top_path = Path(top.strip())
-    prefix = ws.root.resolve().relative_to(top_path.resolve()).as_posix()
-    prefix = "" if prefix == "." else prefix + "/"
-    raw = git_text(top_path, "log", "--follow", "--name-only", "-z",
-               "--format=%x01%H%x00%aI%x00%an%x00%B%x00", "--", prefix + rel)
+    prefix = git.prefix_in(top, ws.root)
+    raw = git.text(top, "log", "--follow", "--name-only", "-z",
+                   "--format=%x01%H%x00%aI%x00%an%x00%B%x00", "--", prefix + rel)
     if raw is None:
         return [], "no commit yet"
     out = []

@@ -10,7 +10,8 @@ import pytest
 from support.cli import run
 from support.git import git
 
-from memcli.anchors import Anchor, AnchorChecker, anchors_of
+from memcli.anchors import AnchorChecker
+from memcli.records.anchors import Anchor, anchors_of
 
 NOW = "2026-05-20T10:00:00+00:00"
 
