@@ -1,23 +1,24 @@
-"""`memcli search QUERY`: check the arguments, ask the query service (memcli.search.query), print."""
+"""`memcli search QUERY`: check the arguments, ask the query service, print."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli.commands import open_workspace
 from memcli.errors import EXIT_OK
 from memcli.search import query as service
 from memcli.search.render import is_terminal, render_json, render_lines, render_table
-from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def run(workspace: Workspace, query: str, *, types: list[str] | None = None, kind: str | None = None,
-        status: str | None = None, include_replaced: bool = False, limit: int = 10, as_json: bool = False,
-        lexical: bool = False, console: Console | None = None) -> int:
-    ws = workspace
+def run(query: str, *, types: list[str] | None = None, kind: str | None = None, status: str | None = None,
+        include_replaced: bool = False, limit: int = 10, lexical: bool = False, as_json: bool = False,
+        workspace: Path | None = None, console: Console | None = None) -> int:
+    ws = open_workspace(workspace)
     service.check(query, types=types, kind=kind, status=status, limit=limit)
     found = service.answer(ws, query, types=types, kind=kind, status=status,
                            include_replaced=include_replaced, limit=limit, lexical=lexical)

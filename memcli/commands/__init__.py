@@ -1,0 +1,34 @@
+"""The commands: one module per command (a group: one module, a function per subcommand).
+
+Each command is a function `run(...) -> int` (the exit code) taking the values its options parse
+to: the Typer app (memcli.cli) and the lean routes (memcli.lean) only parse arguments and call it,
+so both routes run the same code. What a command does is library code below (memcli.search,
+memcli.lint, ...); here it is read from the arguments, called, and printed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memcli.errors import UsageError
+from memcli.workspace import Workspace, find_root
+
+
+def open_workspace(workspace: Path | None) -> Workspace:
+    """The workspace `--workspace` names, else the one found above the current directory."""
+    return Workspace.open(workspace)
+
+
+def json_format(fmt: str, as_json: bool, default: str) -> str:
+    """`--json` is `--format json` (every command with JSON output takes it)."""
+    if as_json and fmt not in (default, "json"):
+        raise UsageError(f"--json and --format {fmt} disagree; give one of them")
+    return "json" if as_json else fmt
+
+
+def workspace_of_paths(paths: list[Path] | None) -> Path | None:
+    """Paths passed without --workspace: the workspace above the first one."""
+    if not paths:
+        return None
+    first = paths[0].resolve()
+    return find_root(first if first.is_dir() else first.parent)
