@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
 from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
+from memcli.store import codec, content_hash
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class Snapshot:
 
     def _read_only(self, path: str, data: bytes) -> ParsedRecord:
         """The record as parsed for its raw values (no field validation; facts need none)."""
-        from memcli.records.parse import parse_record
+        from memcli.records.parse import parse_record  # here: a warm commit hook parses no record
 
         rec = self._records.get(path)
         if rec is not None:
@@ -200,7 +201,6 @@ class Snapshot:
                     self._kept[path] = found
         if found is None or found[1] is None:
             return None
-        from memcli.store import codec, content_hash
 
         if content_hash(data) != found[0]:
             return None  # changed since the store read it
@@ -218,8 +218,7 @@ class Snapshot:
             return None
         if path in self._keys:
             return self._keys[path]
-        from memcli.store import content_hash
-        from memcli.store.cache import content_key
+        from memcli.store.cache import content_key  # here: only the result cache needs it
 
         if self._stored(path):
             key: bytes | None = content_key(path, self._hashes[path])
