@@ -27,12 +27,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli import git
-from memcli.git.history import CHAIN, History, rename_history
 from memcli.records.anchors import Anchor, anchors_of
 from memcli.workspace import Workspace, locate
+
+if TYPE_CHECKING:
+    from memcli.git.history import History
 
 HISTORY_CACHE = "anchor-history.json"
 _MAX_READ = 4 * 1024 * 1024  # a symbol in a larger file is not looked for (reported as unchecked)
@@ -158,6 +160,9 @@ class AnchorChecker:
         known = cache.load(head)
         todo = [p for p in dict.fromkeys(paths) if p not in known]
         if todo:
+            # here: only a path the cache does not know; warm commit hooks, context and search skip it
+            from memcli.git.history import rename_history
+
             history = rename_history(top)
             known.update({p: _fact(p, history) for p in todo})
         if todo or cache.moved:
@@ -174,7 +179,7 @@ class AnchorChecker:
         prefix = "" if prefix == "." else prefix + "/"
         patterns = [arg for symbol in sorted(symbols) for arg in ("-e", symbol)]
         out = git.text(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
-                   f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
+                       f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
         found: dict[str, set[str]] = {}
         for line in (out or "").splitlines():
             path, _, match = line.rpartition(":")
@@ -186,14 +191,10 @@ class AnchorChecker:
 def _fact(path: str, history: History) -> dict[str, Any]:
     """What `history` (memcli.git.history.History) says of `path`: ever tracked, the renames that
     followed it, and the deletion of the last name."""
-    steps: list[list[str]] = []
-    current = path
-    while path in history.ever and len(steps) < CHAIN and current in history.renamed_to:
-        step = history.renamed_to[current]
-        steps.append(list(step))
-        current = step[0]
-    gone = history.deleted.get(current)
-    return {"ever": path in history.ever, "steps": steps, "deleted": list(gone) if gone else None}
+    steps = history.renames_of(path)
+    gone = history.deleted.get(steps[-1][0] if steps else path)
+    return {"ever": path in history.ever, "steps": [list(step) for step in steps],
+            "deleted": list(gone) if gone else None}
 
 
 def _verdict(fact: dict[str, Any], on_disk: Any) -> dict[str, str] | None:

@@ -19,6 +19,15 @@ class History:
     deleted: dict[str, tuple[str, str]]  # path → (commit, date) of its last deletion
     ever: frozenset[str]
 
+    def renames_of(self, path: str) -> list[tuple[str, str, str]]:
+        """The renames that followed `path`, in order: (new path, commit, date) each, at most CHAIN."""
+        steps: list[tuple[str, str, str]] = []
+        current = path
+        while path in self.ever and len(steps) < CHAIN and current in self.renamed_to:
+            steps.append(self.renamed_to[current])
+            current = steps[-1][0]
+        return steps
+
 
 def rename_history(top: Path) -> History:
     """The history of HEAD in the repository at `top` (an empty one before the first commit, or
