@@ -18,31 +18,43 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memcli.boundary import run_guarded
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: building a dataclass costs more than this whole table, and the
+# commit hook pays every import of this module.
 class Opt:
-    key: str  # the command function's parameter
-    value: Callable[[str], Any] | None = str  # what a value converts to; None: a flag (no value)
-    many: bool = False  # repeatable (a list), or the positional arguments left over
+    """An option (or positional argument) of a route."""
+
+    __slots__ = ("key", "many", "value")
+
+    def __init__(self, key: str, value: Callable[[str], Any] | None = str, many: bool = False) -> None:
+        self.key = key  # the command function's parameter
+        self.value = value  # what a value converts to; None: a flag (no value)
+        self.many = many  # repeatable (a list), or the positional arguments left over
 
 
-@dataclass(frozen=True)
 class Route:
-    words: tuple[str, ...]  # the command words, e.g. ("hooks", "session-start")
-    command: str  # memcli.commands.<module>[:<function>] (default function: run)
-    options: dict[str, Opt] = field(default_factory=dict)
-    args: tuple[Opt, ...] = ()  # positional arguments, in order; a `many` one takes the rest
-    required: tuple[str, ...] = ()  # option keys that must be given (else the CLI decides)
-    selects: tuple[str, ...] = ()  # required keys that only choose this route (not passed on)
-    dashdash: bool = False  # `--` ends the options
-    guarded: bool = True  # errors through memcli.boundary (else the command answers for its own)
-    plugins_off: bool = True  # pydantic plugins not looked for (see `_no_pydantic_plugins`)
+    """A command's argument shapes handled here, and the function in memcli.commands it calls."""
+
+    __slots__ = ("args", "command", "dashdash", "guarded", "options", "plugins_off", "required", "selects",
+                 "words")
+
+    def __init__(self, words: tuple[str, ...], command: str, options: dict[str, Opt] | None = None, *,
+                 args: tuple[Opt, ...] = (), required: tuple[str, ...] = (), selects: tuple[str, ...] = (),
+                 dashdash: bool = False, guarded: bool = True, plugins_off: bool = True) -> None:
+        self.words = words  # the command words, e.g. ("hooks", "session-start")
+        self.command = command  # memcli.commands.<module>[:<function>] (default function: run)
+        self.options = options or {}
+        self.args = args  # positional arguments, in order; a `many` one takes the rest
+        self.required = required  # option keys that must be given (else the CLI decides)
+        self.selects = selects  # required keys that only choose this route (not passed on)
+        self.dashdash = dashdash  # `--` ends the options
+        self.guarded = guarded  # errors through memcli.boundary (else the command answers for its own)
+        self.plugins_off = plugins_off  # pydantic plugins not looked for (see `_no_pydantic_plugins`)
 
 
 WORKSPACE = {"-w": Opt("workspace", Path), "--workspace": Opt("workspace", Path)}
