@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
 from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
-from memcli.store import codec, content_hash
+from memcli.store import content_hash
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
 if TYPE_CHECKING:
@@ -204,6 +204,8 @@ class Snapshot:
 
         if content_hash(data) != found[0]:
             return None  # changed since the store read it
+        from memcli.store import codec  # here: a warm commit hook decodes no kept record
+
         return codec.decode(found[1])
 
     def note_facts(self, path: str, facts: RecordFacts) -> None:
