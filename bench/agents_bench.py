@@ -24,13 +24,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # as pytest's pythonpath: the e2e modules import support.*
 
 from e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
-from support.agent_server import Turn  # noqa: E402
+from support.agent_server import ScriptedServer, Turn  # noqa: E402
 
 MEMCLI = Path(sys.executable).parent / "memcli"
 
@@ -82,112 +83,106 @@ def _cmdline(proc: Path) -> bytes:
         return b""
 
 
-def claude_code(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
-    from e2e.test_claude_code import accept_trust_dialog, claude_env
-    from support.anthropic_server import AnthropicServer
+@dataclass(frozen=True)
+class Setup:
+    """What differs between the agents: the environment, the one-time steps after the project is made
+    (memcli's hooks install with `memcli`, the trust steps in both setups), the scripted server, and the
+    command that starts the agent against it."""
 
-    claude = BIN / "claude"
+    agent: str  # as `memcli hooks install --agent` names it
+    binary: str
+    env: Callable[[Path], dict[str, str]]
+    prepare: Callable[[Path, Path, dict[str, str], bool], None]  # (binary, root, env, with memcli)
+    server: Callable[[], ScriptedServer]
+    launch: Callable[[Path, Path, dict[str, str], ScriptedServer], None]  # start the agent, wait for it
+
+
+def measure(setup: Setup, base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+    binary = BIN / setup.binary
     setups: dict[str, tuple[Path, dict[str, str]]] = {}
     for name in ("without", "with"):
-        env = _env(base / name / "home")
-        Path(env["HOME"]).mkdir(parents=True)
+        env = setup.env(base / name / "home")
+        Path(env["HOME"]).mkdir(parents=True, exist_ok=True)
         root = _project(base / name, env, memcli=name == "with")
         if name == "with":
-            subprocess.run(["memcli", "hooks", "install", "--agent", "claude-code"], cwd=root, env=env,
+            subprocess.run(["memcli", "hooks", "install", "--agent", setup.agent], cwd=root, env=env,
                            check=True, capture_output=True)
-        accept_trust_dialog(Path(env["HOME"]), root)
+        setup.prepare(binary, root, env, name == "with")
         setups[name] = (root, env)
-    version = subprocess.run([str(claude), "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
 
     def once(name: str) -> float:
         root, env = setups[name]
-        server = AnthropicServer()
+        server = setup.server()
         server.script(Turn(text="ok"))
         with server:
             start = time.monotonic()
-            subprocess.run([str(claude), "-p", "hi"], cwd=root, env=claude_env(env, server),
-                           capture_output=True, timeout=120, check=True)
+            setup.launch(binary, root, env, server)
         _stop_workers(base / name)
         return server.turn_times[0] - start
 
     return version, _interleave(once, runs)
 
 
-def codex(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+def claude_code() -> Setup:
+    from e2e.test_claude_code import accept_trust_dialog, claude_env
+    from support.anthropic_server import AnthropicServer
+
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        subprocess.run([str(binary), "-p", "hi"], cwd=root, env=claude_env(env, server),
+                       capture_output=True, timeout=120, check=True)
+
+    return Setup("claude-code", "claude", _env,
+                 lambda binary, root, env, _: accept_trust_dialog(Path(env["HOME"]), root),
+                 AnthropicServer, launch)
+
+
+def codex() -> Setup:
     """`codex exec` with the folder trusted (both setups) and, with memcli, memcli's hooks trusted:
     the one-time steps a user takes, written through Codex's own app server as in the e2e test."""
     from e2e.test_codex import KEY_VAR, codex_config, trust
     from support.responses_server import ResponsesServer
 
-    binary = BIN / "codex"
-    setups: dict[str, tuple[Path, dict[str, str]]] = {}
-    for name in ("without", "with"):
-        env = {**_env(base / name / "home"), KEY_VAR: "sk-scripted"}
+    def env_of(home: Path) -> dict[str, str]:
+        env = {**_env(home), KEY_VAR: "sk-scripted"}
         env.pop("CODEX_HOME", None)
-        root = _project(base / name, env, memcli=name == "with")
-        if name == "with":
-            subprocess.run(["memcli", "hooks", "install", "--agent", "codex"], cwd=root, env=env,
-                           check=True, capture_output=True)
-            config = root / "memcli.toml"  # capture at once after Stop: no worker left waiting 30 min
+        return env
+
+    def prepare(binary: Path, root: Path, env: dict[str, str], memcli: bool) -> None:
+        if memcli:  # capture at once after Stop: no worker left waiting 30 min
+            config = root / "memcli.toml"
             text = config.read_text(encoding="utf-8")
             config.write_text(text.replace("# idle_minutes = 30", "idle_minutes = 0"), encoding="utf-8")
         home = Path(env["HOME"]) / ".codex"
         home.mkdir(parents=True)
         (home / "config.toml").write_text(codex_config("http://127.0.0.1:9"), encoding="utf-8")
-        trust(binary, root, env, hooks=name == "with")
-        setups[name] = (root, env)
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+        trust(binary, root, env, hooks=memcli)
 
-    def once(name: str) -> float:
-        root, env = setups[name]
-        config = Path(env["HOME"]) / ".codex" / "config.toml"
-        server = ResponsesServer()
-        server.script(Turn(text="ok"))
-        with server:  # the user config keeps the trust records; only the provider's URL changes
-            text = config.read_text(encoding="utf-8")
-            config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "{server.url}/v1"', text),
-                              encoding="utf-8")
-            start = time.monotonic()
-            subprocess.run([str(binary), "exec", "hi"], cwd=root, env=env, stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=120, check=True)
-        _stop_workers(base / name)
-        return server.turn_times[0] - start
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        config = Path(env["HOME"]) / ".codex" / "config.toml"  # keeps the trust records: only the
+        text = config.read_text(encoding="utf-8")  # provider's URL changes
+        config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "{server.url}/v1"', text),
+                          encoding="utf-8")
+        subprocess.run([str(binary), "exec", "hi"], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=120, check=True)
 
-    return version, _interleave(once, runs)
+    return Setup("codex", "codex", env_of, prepare, ResponsesServer, launch)
 
 
-def gemini(base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+def gemini() -> Setup:
     """Gemini CLI headless (`gemini -p`), which waits for its MCP servers before the first request."""
     from e2e.test_gemini import gemini_env, trust_folder, user_settings
     from support.gemini_server import GeminiServer
 
-    binary = BIN / "gemini"
-    setups: dict[str, tuple[Path, dict[str, str]]] = {}
-    for name in ("without", "with"):
-        env = _env(base / name / "home")
-        home = Path(env["HOME"])
-        home.mkdir(parents=True)
-        user_settings(home)
-        root = _project(base / name, env, memcli=name == "with")
-        if name == "with":
-            subprocess.run(["memcli", "hooks", "install", "--agent", "gemini"], cwd=root, env=env,
-                           check=True, capture_output=True)
-        trust_folder(home, root)  # Gemini asks it of every folder, memcli or not
-        setups[name] = (root, env)
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+    def prepare(binary: Path, root: Path, env: dict[str, str], memcli: bool) -> None:
+        user_settings(Path(env["HOME"]))
+        trust_folder(Path(env["HOME"]), root)  # Gemini asks it of every folder, memcli or not
 
-    def once(name: str) -> float:
-        root, env = setups[name]
-        server = GeminiServer()
-        server.script(Turn(text="ok"))
-        with server:
-            start = time.monotonic()
-            subprocess.run([str(binary), "-p", "hi"], cwd=root, env=gemini_env(env, server),
-                           capture_output=True, timeout=120, check=True)
-        _stop_workers(base / name)
-        return server.turn_times[0] - start
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        subprocess.run([str(binary), "-p", "hi"], cwd=root, env=gemini_env(env, server),
+                       capture_output=True, timeout=120, check=True)
 
-    return version, _interleave(once, runs)
+    return Setup("gemini", "gemini", _env, prepare, GeminiServer, launch)
 
 
 def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
@@ -199,8 +194,7 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
     return times
 
 
-AGENTS = {"claude-code": claude_code, "codex": codex, "gemini": gemini}
-BINARIES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+AGENTS: dict[str, Callable[[], Setup]] = {"claude-code": claude_code, "codex": codex, "gemini": gemini}
 
 
 def main() -> int:
@@ -208,11 +202,12 @@ def main() -> int:
     parser.add_argument("--agent", choices=sorted(AGENTS), required=True)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    if not (BIN / BINARIES[args.agent]).exists() or not shutil.which("git"):
+    setup = AGENTS[args.agent]()
+    if not (BIN / setup.binary).exists() or not shutil.which("git"):
         print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        version, times = AGENTS[args.agent](Path(tmp), args.runs)
+        version, times = measure(setup, Path(tmp), args.runs)
     print(f"{args.agent} {version}: start -> first model request, {args.runs} interleaved runs")
     print(f"{'':<16} {'median s':>9} {'min s':>7}")
     for name, values in times.items():

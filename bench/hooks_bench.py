@@ -2,17 +2,19 @@
 
 Usage: python bench/hooks_bench.py [--runs 15] [--baseline main]
 
-Each row starts a fresh process, as the agent does; rows are interleaved round by round, and each
-reports the median and the fastest wall time and the median CPU time (user + sys) of `--runs`:
+Each row starts a fresh process, as the agent does; rows are interleaved round by round (in a new
+order each round), and each reports the median and the fastest wall time and the median CPU time
+(user + sys) of `--runs`:
   floor: python             `python -c pass` (the interpreter's start-up alone)
   extract --hook (lean)     the `memcli` executable's entry point: reads the payload, starts the
                             detached worker, exits (what the installed hook runs)
+  extract --hook (<rev>)    the same hook of the `--baseline` revision (below)
   extract --hook (Typer)    the same through the full CLI (`memcli.cli`), i.e. without the lean path
   session-start (lean)      `memcli hooks session-start --agent claude-code` on the bundled example
                             workspace through the entry point (what the installed hook runs)
   session-start (Typer)     the same through the full CLI: what the hook ran before the lean path
   session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
-                            `git archive` of it: before/after in one run
+                            `git archive` of it: before/after in one run (so is extract --hook)
   memcli context            the same context through `memcli context`
 The payload (a turn end) names a transcript that does not exist in a folder that is no workspace, so the
 detached workers exit at once and nothing is extracted. Target (issue 24): session start within
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -89,11 +92,15 @@ def main() -> int:
             code = f"import sys; sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()"
             rows.insert(5, (f"session-start ({base[0]})", [sys.executable, "-c", code, *session_start],
                             start))
+            rows.insert(2, (f"extract --hook ({base[0]})", [sys.executable, "-c", code, "extract", "--hook"],
+                            hook))
         for _, cmd, stdin in rows:  # warm the context caches of the state folder and the bytecode
             _once(cmd, stdin, where)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in rows}
-        for _ in range(args.runs):
-            for name, cmd, stdin in rows:
+        for n in range(args.runs):
+            # A new order each round: the capture hooks' detached workers (a Typer start-up each) run
+            # on into the rows after them, and would otherwise always slow the same ones.
+            for name, cmd, stdin in random.Random(n).sample(rows, len(rows)):
                 times[name].append(_once(cmd, stdin, where))
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
               f"{args.runs} interleaved rounds")

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from memcli import __version__
+from memcli.agents import registry
 from memcli.boundary import run_guarded
 
 app = typer.Typer(
@@ -340,7 +341,7 @@ hooks_app = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False
                         help="Wire memcli into coding agents: context at session start, the MCP "
                         "server, capture at session end.")
 app.add_typer(hooks_app)
-AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="claude-code|codex|gemini|all")]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="|".join([*registry.options(), "all"]))]
 ScopeOpt = Annotated[str, typer.Option("--scope", help="project (this workspace's files) or user "
                                                        "(your home's, for every project)")]
 
@@ -387,7 +388,8 @@ def hooks_status(
 
 
 @hooks_app.command("session-start", hidden=True)
-def hooks_session_start(agent: AgentOpt = "claude-code", workspace: WorkspaceOpt = None) -> None:
+def hooks_session_start(agent: AgentOpt = registry.SESSION_START_DEFAULT,
+                        workspace: WorkspaceOpt = None) -> None:
     """(Run by the SessionStart hook.) Print the resident context in the agent's form."""
     from memcli.commands.hooks import session_start
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from memcli.agents.hookio import extract_hook
+from memcli.hooks.payload import extract_hook
 
 
 def run(*, workspace: Path | None = None) -> int:

@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.sessions.model import Entry, SessionInfo
+from memcli.transcript.model import Entry, SessionInfo
 
 LEDGER = "extract-ledger.jsonl"
 

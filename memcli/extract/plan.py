@@ -11,7 +11,7 @@ from memcli.extract.ledger import Ledger, Span, session_key
 from memcli.extract.prepare import Chunk, Chunker, prepare
 from memcli.extract.remember import calls_in
 from memcli.sessions import SessionReadError, read_entries
-from memcli.sessions.model import Entry, SessionInfo
+from memcli.transcript.model import Entry, SessionInfo
 
 
 @dataclass(frozen=True)

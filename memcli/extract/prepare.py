@@ -36,7 +36,7 @@ from memcli.provenance import (
     said_by_user,
 )
 from memcli.secrets import redact
-from memcli.sessions.model import Entry
+from memcli.transcript.model import Entry
 
 HUMAN, FINAL, ASSISTANT, TOOL_CALL, TOOL_OUTPUT = range(5)
 LABELS = {HUMAN: "human prompt", FINAL: "final answer", ASSISTANT: "assistant",

@@ -3,11 +3,11 @@
 An agent connected to `memcli mcp` says "keep this" by calling the `memcli_remember(kind, text,
 why?)` tool; the server writes nothing, the call stays in the transcript, and `memcli extract`
 turns each call into one staging file whose Source is exactly the entry of the call. Agents name
-MCP tools differently (Claude Code `mcp__<server>__memcli_remember`, Codex `<server>__…` or
-`mcp__<server>__…`, Gemini CLI the bare name, `<server>__…` or, from 0.61, `mcp_<server>_…`), so
-the name is matched on its last component. The call and its acknowledgement are kept from the
-extract model (it would stage the same thing a second time); a chunk holding nothing else needs no
-model call at all.
+MCP tools differently (each agent's TOOL_NAMES, memcli/agents/<agent>/__init__.py: Claude Code
+`mcp__<server>__memcli_remember`, Gemini CLI 0.61 `mcp_<server>_…`, ...), so the name is matched
+on its last component (tests/agents/test_registry.py holds every agent's forms to it). The call
+and its acknowledgement are kept from the extract model (it would stage the same thing a second
+time); a chunk holding nothing else needs no model call at all.
 
 Kinds map onto the staging schema: `decision` → a decision item (text, why as its rationale);
 `request` → a request item; `rule` → a request item titled `Rule: …` (a standing instruction
@@ -24,7 +24,6 @@ from typing import Any
 
 from memcli.records.models import Source
 from memcli.secrets import redact
-from memcli.sessions.model import Entry
 from memcli.staging import (
     DecisionItem,
     ExtractedItems,
@@ -33,6 +32,7 @@ from memcli.staging import (
     StagingFile,
     staging_id,
 )
+from memcli.transcript.model import Entry
 
 TOOL = "memcli_remember"
 KINDS = ("decision", "request", "rule")

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         SourceEntry,
         SourceResult,
     )
-    from memcli.sessions.model import Entry
+    from memcli.transcript.model import Entry
     from memcli.workspace import Workspace
 
 MAX_LIMIT = 50

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from memcli.sessions.model import Entry, ToolCall
+from memcli.transcript.model import Entry, ToolCall
 
 READ = "read"  # a read tool or memory tool opened the file
 SHELL = "shell"  # a shell command printed the file

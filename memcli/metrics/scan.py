@@ -22,9 +22,9 @@ from pathlib import Path
 from memcli.metrics.detect import entry_invokes
 from memcli.metrics.state import SessionState, State, load_state, save_state
 from memcli.sessions import read_entries
-from memcli.sessions.base import SessionReadError
-from memcli.sessions.model import Entry, SessionInfo
-from memcli.sessions.resume import Position
+from memcli.transcript.base import SessionReadError
+from memcli.transcript.model import Entry, SessionInfo
+from memcli.transcript.resume import Position
 
 _HEAD_BYTES = 4096
 

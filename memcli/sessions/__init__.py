@@ -1,5 +1,8 @@
 """Session transcripts of coding agents, read as entries (spec 2 §1; user docs: docs/sessions.md).
 
+Discovery and reading over every agent memcli knows (memcli/agents/registry.py), on the entry
+model of memcli.transcript; `memcli sessions` and `memcli source` (commands.py).
+
 API (what extract, metrics and `memcli source` use):
 
     from memcli.sessions import discover, find_session, read_session, read_entries, scan
@@ -27,21 +30,20 @@ API (what extract, metrics and `memcli source` use):
   full read would from `position.line` on; `read_entries(info, resume=position)` checks that the
   file only grew (size, hash of the bytes before the offset) and reads it whole otherwise
   (`stream.resumed` says which). Gemini and Aider files are always read whole.
-- A file's format is detected from its content (`detect`); unknown or corrupt lines are skipped and
-  counted in `stats.skipped` / `SessionInfo.skipped`, never fatal. A missing file or a directory
-  raises `SessionReadError` (a MemcliError).
+- A file's format is detected from its content (`detect`: each agent's reader claims its own);
+  unknown or corrupt lines are skipped and counted in `stats.skipped` / `SessionInfo.skipped`,
+  never fatal. A missing file or a directory raises `SessionReadError` (a MemcliError).
 """
 
 from __future__ import annotations
 
-from memcli.sessions.base import EntryStream, ReadStats, SessionReadError
 from memcli.sessions.discover import discover, find_session
-from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
-from memcli.sessions.reader import ADAPTERS, detect, read_entries, read_session, scan, sessions_in
-from memcli.sessions.resume import Position
+from memcli.sessions.reader import detect, read_entries, read_session, scan, sessions_in
+from memcli.transcript.base import EntryStream, SessionReadError
+from memcli.transcript.model import Entry, ReadStats, SessionInfo, ToolCall, ToolResult
+from memcli.transcript.resume import Position
 
 __all__ = [
-    "ADAPTERS",
     "Entry",
     "EntryStream",
     "Position",

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 from memcli.errors import EXIT_OK, MemcliError, UsageError, WorkspaceNotFound
 from memcli.sessions.discover import discover, find_session
-from memcli.sessions.model import Entry, SessionInfo
-from memcli.sessions.reader import read_entries
+from memcli.sessions.reader import line_span, read_entries
 from memcli.sessions.render import entry_json, entry_text, human_size, info_json, minute
+from memcli.transcript.model import Entry, SessionInfo
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -131,13 +131,6 @@ def skipped_note(info: SessionInfo) -> str:
     return f"{info.session_id}: {' and '.join(parts)} skipped ({why}){hint}"
 
 
-def _last_line(info: SessionInfo, lines_read: int) -> int:
-    if info.agent == "aider":
-        stop = info.extra.get("stop")
-        return stop - 1 if stop is not None else info.extra.get("start", 0) + lines_read - 1
-    return lines_read - 1
-
-
 def select(info: SessionInfo, span: tuple[int, int] | None) -> list[Entry]:
     """The entries of a session that overlap the line span (all of them without one)."""
     stream = read_entries(info)
@@ -149,8 +142,7 @@ def select(info: SessionInfo, span: tuple[int, int] | None) -> list[Entry]:
         elif first > span[1]:
             return chosen  # entries come in line order: nothing later can overlap
     if span is not None:
-        low = info.extra.get("start", 0) if info.agent == "aider" else 0
-        high = _last_line(info, stream.stats.lines)
+        low, high = line_span(info, stream.stats.lines)
         if span[0] < low or span[1] > high:
             raise RangeError(f"{info.session_id}:{span[0]}-{span[1]} is out of range: the session spans "
                              f"lines {low}-{high} of {info.path}")

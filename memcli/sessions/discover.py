@@ -1,166 +1,26 @@
 """Which session files belong to a workspace, and finding one session by id.
 
-Agents keep transcripts in their own home folders, keyed by the working directory:
-- Claude Code: `<claude home>/projects/<cwd, every non-alphanumeric character → '-'>/*.jsonl`
-  (+ `agent-*.jsonl` and `<session>/subagents/agent-*.jsonl`), and the folders of sessions started
-  in a subfolder of the workspace (their records' `cwd` is inside it)
-- Codex: `<codex home>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose `session_meta.cwd` is the workspace
-  (or a folder inside it)
-- Gemini CLI: `<gemini home>/tmp/<project name>/chats/session-*.jsonl` (0.61 on; a subagent's in
-  `chats/<parent session>/`), the project name being what `<gemini home>/projects.json` maps the
-  folder the session ran in to (each such folder also names its owner in `.project_root`), for the
-  workspace and the folders inside it; and `tmp/<sha256 of the project path>/chats/session-*.json`
-  (before; 0.61 moves those folders to the project name, `.json` files and all)
-- Aider: `<workspace>/.aider.chat.history.md`
-A home is `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`) if set, else the agent's own
-environment variable (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME/.gemini), else `~/.claude`,
-`~/.codex`, `~/.gemini`. `[sessions] paths` adds files or folders; explicit `paths` replace it all.
+Each agent says where it keeps its sessions (its `discovery.py` under memcli/agents/, listed in
+memcli/agents/registry.py): agents keep transcripts in their own home folders, keyed by the working
+directory, which `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`) or the agent's own
+environment variable moves. `[sessions] paths` adds files or folders; explicit `paths` replace it
+all. In a folder given explicitly, a file is read when an agent says it looks like its transcript.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import hashlib
-import itertools
-import json
-import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from memcli.agents import registry
 from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
-from memcli.sessions import aider
-from memcli.sessions.base import SessionReadError
-from memcli.sessions.cache import ScanCache
-from memcli.sessions.model import SessionInfo
 from memcli.sessions.reader import scan as scan_info
 from memcli.sessions.reader import sessions_in
-
-AIDER_HISTORY = ".aider.chat.history.md"
-_FIRST_LINE_MAX = 16 * 1024 * 1024  # Codex session_meta carries the whole system prompt
-_CWD = re.compile(rb'"cwd":\s*"((?:[^"\\]|\\.)*)"')
-
-
-def _home(configured: str | None, env: str | None, default: str, root: Path) -> Path:
-    if configured:
-        path = Path(configured).expanduser()
-        return path if path.is_absolute() else root / path
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / default
-
-
-def homes(config: SessionsConfig, root: Path) -> dict[str, Path]:
-    gemini_env = os.environ.get("GEMINI_CLI_HOME")  # Gemini CLI's stand-in for the home folder
-    gemini_dir = str(Path(gemini_env) / ".gemini") if gemini_env else None
-    return {
-        "claude-code": _home(config.claude_home, os.environ.get("CLAUDE_CONFIG_DIR"), ".claude", root),
-        "codex": _home(config.codex_home, os.environ.get("CODEX_HOME"), ".codex", root),
-        "gemini-cli": _home(config.gemini_home, gemini_dir, ".gemini", root),
-    }
-
-
-def claude_project_dirs(home: Path, root: Path) -> list[tuple[Path, bool]]:
-    """(folder, exact): the workspace's own folder, and folders of sessions started in a subfolder
-    (their encoded name extends the workspace's; the encoding is lossy, so those are checked by cwd)."""
-    names = set()
-    for path in {str(root), str(root.resolve())}:
-        names.add(re.sub(r"[^A-Za-z0-9]", "-", path))  # current Claude Code
-        names.add(path.replace("/", "-").replace("\\", "-"))  # older versions kept dots and underscores
-    projects = home / "projects"
-    try:
-        folders = sorted(p for p in projects.iterdir() if p.is_dir())
-    except OSError:
-        return []
-    out = []
-    for folder in folders:
-        if folder.name in names:
-            out.append((folder, True))
-        elif any(folder.name.startswith(name + "-") for name in names):
-            out.append((folder, False))
-    return out
-
-
-def _claude_cwd(path: Path) -> str | None:
-    try:
-        with path.open("rb") as fh:
-            for raw in itertools.islice(fh, 64):
-                match = _CWD.search(raw)
-                if match:
-                    return json.loads(b'"' + match.group(1) + b'"')
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def _claude_files(home: Path, root: Path) -> Iterable[Path]:
-    roots = {root, root.resolve()}
-    for folder, exact in claude_project_dirs(home, root):
-        files = [*sorted(folder.glob("*.jsonl")), *sorted(folder.glob("*/subagents/agent-*.jsonl"))]
-        for path in files:
-            if exact or ((cwd := _claude_cwd(path)) is not None and _inside(cwd, roots)):
-                yield path
-
-
-def _codex_cwd(path: Path) -> str | None:
-    try:
-        with path.open("rb") as fh:
-            first = json.loads(fh.readline(_FIRST_LINE_MAX))
-    except (OSError, ValueError, RecursionError):
-        return None
-    payload = first.get("payload") if isinstance(first, dict) else None
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    return cwd if isinstance(cwd, str) else None
-
-
-def _inside(cwd: str, roots: set[Path]) -> bool:
-    path = Path(cwd)
-    return any(path == r or r in path.parents for r in roots)
-
-
-def _codex_files(home: Path, root: Path, since: dt.datetime | None) -> Iterable[Path]:
-    roots = {root, root.resolve()}
-    for path in sorted((home / "sessions").glob("**/rollout-*.jsonl")):
-        if since is not None and _mtime(path) < since:
-            continue
-        cwd = _codex_cwd(path)
-        if cwd is not None and _inside(cwd, roots):
-            yield path
-
-
-def gemini_project_hash(root: Path) -> str:
-    return hashlib.sha256(str(root).encode()).hexdigest()
-
-
-def gemini_project_dirs(home: Path, root: Path) -> list[Path]:
-    """Gemini CLI's folders under `<home>/tmp` for sessions run in the workspace or inside it."""
-    roots = {root, root.resolve()}
-    tmp = home / "tmp"
-    names = {gemini_project_hash(r) for r in roots}
-    try:
-        registry = json.loads((home / "projects.json").read_text(encoding="utf-8")).get("projects")
-    except (OSError, ValueError, AttributeError):
-        registry = None
-    if isinstance(registry, dict):
-        names.update(n for p, n in registry.items() if isinstance(n, str) and _inside(p, roots))
-    try:
-        markers = list(tmp.glob("*/.project_root"))
-    except OSError:
-        markers = []
-    for marker in markers:  # what Gemini itself falls back on when projects.json is lost
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if _inside(marker.read_text(encoding="utf-8").strip(), roots):
-                names.add(marker.parent.name)
-    return [tmp / n for n in sorted(names) if n and "/" not in n and n not in (".", "..")]
-
-
-def _gemini_files(home: Path, root: Path) -> Iterable[Path]:
-    for folder in gemini_project_dirs(home, root):
-        chats = folder / "chats"
-        yield from sorted([*chats.glob("session-*.json"), *chats.glob("session-*.jsonl"),
-                           *chats.glob("*/*.jsonl")])
+from memcli.transcript.base import SessionReadError
+from memcli.transcript.cache import ScanCache
+from memcli.transcript.model import SessionInfo
 
 
 def _walk(path: Path) -> Iterable[Path]:
@@ -170,21 +30,10 @@ def _walk(path: Path) -> Iterable[Path]:
     if path.is_file():
         yield path
         return
+    looks = [agent.load().discovery.is_transcript for agent in registry.AGENTS]
     for found in sorted(path.rglob("*")):
-        name = found.name
-        gemini = name.startswith("session-") and name.endswith(".json")
-        if found.is_file() and (name.endswith((".jsonl", ".chat.history.md")) or gemini or _aider_md(found)):
+        if found.is_file() and any(check(found) for check in looks):
             yield found
-
-
-def _aider_md(path: Path) -> bool:
-    if path.suffix != ".md" or path.name.endswith(".chat.history.md"):
-        return False
-    try:
-        with path.open("rb") as fh:
-            return aider.looks_like(fh.read(256 * 1024))
-    except OSError:
-        return False
 
 
 def _mtime(path: Path) -> dt.datetime:
@@ -192,11 +41,11 @@ def _mtime(path: Path) -> dt.datetime:
 
 
 def candidate_files(root: Path, config: SessionsConfig, since: dt.datetime | None = None) -> list[Path]:
-    where = homes(config, root)
-    files = [*_claude_files(where["claude-code"], root), *_codex_files(where["codex"], root, since),
-             *_gemini_files(where["gemini-cli"], root)]
-    if (root / AIDER_HISTORY).is_file():
-        files.append(root / AIDER_HISTORY)
+    files: list[Path] = []
+    for agent in registry.AGENTS:
+        where = agent.load().discovery.files
+        if where is not None:
+            files.extend(where(root, config, since))
     for extra in config.paths:
         path = Path(extra).expanduser()
         files.extend(_walk(path if path.is_absolute() else root / path))

@@ -1,4 +1,4 @@
-"""Format detection (from content) and the reading entry points over the five adapters."""
+"""Format detection (from content) and the reading entry points, over every agent's reader."""
 
 from __future__ import annotations
 
@@ -6,34 +6,31 @@ import dataclasses
 import itertools
 import json
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memcli.sessions import aider, claude, codex, gemini, plain
-from memcli.sessions.base import EntryStream, ReadStats, SessionReadError, open_binary, raw_lines
-from memcli.sessions.model import SessionInfo
-from memcli.sessions.resume import Cursor, Position
+from memcli.agents import registry
+from memcli.transcript.base import EntryStream, SessionReadError, open_binary, raw_lines
+from memcli.transcript.model import ReadStats, SessionInfo
+from memcli.transcript.resume import Cursor, Position
 
-ADAPTERS: dict[str, ModuleType] = {m.AGENT: m for m in (claude, codex, gemini, aider, plain)}
+if TYPE_CHECKING:
+    from memcli.agents.base import Agent
+    from memcli.agents.parts import Reader
+
 _HEAD_OBJECTS = 32  # records looked at to recognise a JSONL format (and to read its header fields)
 _HEAD_LINES = 256
 _SNIFF_BYTES = 64 * 1024
 
 
-def detect(path: Path) -> tuple[str, Any]:
-    """(agent, what its `describe` needs), decided by the file's content; the suffix only breaks ties."""
+def detect(path: Path) -> tuple[Agent, Any]:
+    """(agent, what its reader's `describe` needs), decided by the file's content (registry.py)."""
     with open_binary(path) as fh:
         head = fh.read(_SNIFF_BYTES)
-    if aider.looks_like(head) or (path.suffix == ".md" and aider.has_turns(head)):
-        return aider.AGENT, None
-    body = head.lstrip()
-    first_line = body.split(b"\n", 1)[0].strip()
-    if body.startswith(b"{") and (first_line == b"{" or path.suffix == ".json"):
-        obj = gemini.load(path)
-        if obj is not None and gemini.sniff(obj):
-            return gemini.AGENT, obj
-        if obj is None and b'"messages"' in head and b'"sessionId"' in head:
-            return gemini.AGENT, None  # a Gemini file being rewritten right now
+    readers = [(agent, agent.load().reader) for agent in registry.AGENTS]
+    for agent, reader in readers:
+        claim = reader.claim_file(path, head) if reader.claim_file is not None else None
+        if claim is not None:
+            return agent, claim.head
     objects: list[dict[str, Any]] = []
     lines = raw_lines(path, ReadStats())
     try:
@@ -42,16 +39,14 @@ def detect(path: Path) -> tuple[str, Any]:
             if obj is None:
                 continue
             objects.append(obj)
-            for adapter in (codex, claude, plain):
-                if adapter.sniff(obj):
-                    return adapter.AGENT, objects + _more(lines)
-            if gemini.sniff(obj):
-                return gemini.AGENT, obj
-            if gemini.is_header(obj):
-                return gemini.AGENT, objects
+            for agent, reader in readers:
+                if reader.claim_record is not None and reader.claim_record(obj):
+                    return agent, objects + _more(lines)
     finally:
         lines.close()
-    return plain.AGENT, []  # nothing recognisable: read as memcli JSONL, every line counted as skipped
+    fallback = registry.get(registry.FALLBACK)
+    assert fallback is not None
+    return fallback, []  # nothing recognisable: every line counted as skipped
 
 
 def _loads(raw: bytes | None) -> dict[str, Any] | None:
@@ -83,11 +78,16 @@ def sessions_in(path: Path) -> list[SessionInfo]:
     if not path.exists():
         raise SessionReadError(f"{path}: no such file")
     agent, head = detect(path)
-    if agent == aider.AGENT:
-        return aider.describe(path)
-    infos = ADAPTERS[agent].describe(path, head)
+    infos = agent.load().reader.describe(path, head)
     size = path.stat().st_size
     return [dataclasses.replace(info, size=info.size or size) for info in infos]
+
+
+def _reader(info: SessionInfo) -> Reader:
+    agent = registry.get(info.agent)
+    if agent is None:
+        raise SessionReadError(f"{info.path}: no reader for agent {info.agent!r}")
+    return agent.load().reader
 
 
 def read_entries(info: SessionInfo, resume: Position | None = None) -> EntryStream:
@@ -98,19 +98,22 @@ def read_entries(info: SessionInfo, resume: Position | None = None) -> EntryStre
     read yields from `resume.line` on, and the final stats equal a full read's. Otherwise, and for
     formats read whole (Gemini, Aider), the file is read from the start (`stream.resumed` False).
     """
-    adapter = ADAPTERS.get(info.agent)
-    if adapter is None:
-        raise SessionReadError(f"{info.path}: no reader for agent {info.agent!r}")
-    if not getattr(adapter, "RESUMABLE", False):
-        return EntryStream(lambda stats: adapter.entries(info, stats))
+    reader = _reader(info)
+    if not reader.resumable:
+        return EntryStream(lambda stats: reader.entries(info, stats))
     if resume is not None and resume.offset and not resume.valid_for(Path(info.path)):
         resume = None
     stats = ReadStats()
     if resume is not None:
         resume.restore(stats)
     cursor = Cursor(stats, resume)
-    return EntryStream(lambda st: adapter.entries(info, st, cursor), stats=stats, cursor=cursor,
+    return EntryStream(lambda st: reader.entries(info, st, cursor), stats=stats, cursor=cursor,
                        resumed=resume is not None)
+
+
+def line_span(info: SessionInfo, lines_read: int) -> tuple[int, int]:
+    """First and last line of its file a session spans, once `lines_read` of its lines were read."""
+    return _reader(info).lines(info, lines_read)
 
 
 def read_session(source: Path | SessionInfo) -> tuple[SessionInfo, EntryStream]:

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from memcli.sessions.model import Entry, SessionInfo, ToolCall, ToolResult
+from memcli.transcript.model import Entry, SessionInfo, ToolCall, ToolResult
 
 ARG_CHARS = 160  # one tool call on one line
 RESULT_LINES = 12  # enough of a tool result to see what happened; the file has the rest

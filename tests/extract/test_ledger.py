@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memcli.extract.ledger import LEDGER, Ledger
-from memcli.sessions.model import Entry
+from memcli.transcript.model import Entry
 
 
 def entries(texts: list[str]) -> list[Entry]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.prepare import chunk, cut, estimate_tokens, prepare
-from memcli.sessions.model import Entry, ToolCall, ToolResult
+from memcli.transcript.model import Entry, ToolCall, ToolResult
 
 HUMAN = "Please keep the search index in SQLite; Postgres is too heavy for a CLI."
 FINAL = "Done: the index now lives in .memcli/index.sqlite and rebuilds when stale."

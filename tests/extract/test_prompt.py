@@ -8,7 +8,7 @@ import pytest
 
 from memcli.extract import prompt
 from memcli.extract.prepare import chunk, prepare
-from memcli.sessions.model import Entry
+from memcli.transcript.model import Entry
 
 # One row per rule of ../shared/seeds/memory-prompts.ja.md §共通原則 and §Phase 1 (incl. noise rules):
 # phrases the system prompt must contain for the rule to be stated.

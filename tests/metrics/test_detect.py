@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.metrics.detect import MENTION, READ, SHELL, Hit, entry_invokes
-from memcli.sessions.model import Entry, ToolCall
+from memcli.transcript.model import Entry, ToolCall
 
 
 def _call(name: str, arguments) -> Entry:

@@ -1,0 +1,56 @@
+"""The one interface through which memcli knows a coding agent (the list of agents: registry.py).
+
+An agent is a package under memcli/agents/ whose `__init__` is its declaration, a module with the
+attributes of `Agent` below (as pre-commit's languages are modules with the attributes of its
+`Language`):
+
+- plain facts: its names, whether and how memcli wires hooks into it, how its transcripts name an
+  MCP server's tool. The hooks' start-up paths (memcli/lean.py: `extract --hook`, `hooks
+  session-start`) read these and nothing else, so a declaration imports nothing but this module;
+- `load()`, which imports the rest on first use and returns its parts (parts.py: the types), each
+  declared by one module of the package:
+    transcript.py  READER     its session files read into entries (format detection, header fields,
+                              the entries, resume points): the transcript model of memcli.transcript
+    discovery.py   DISCOVERY  where its sessions are for a workspace, and which files in a folder
+                              given explicitly look like its transcripts
+    wiring.py      WIRING     its hook and MCP config entries per scope (memcli.agents.targets), and
+                              what only its user can do (trust, approvals), read from its own files
+
+An agent without hooks (Aider, memcli JSONL) has HOOKS None and no WIRING; one whose sessions
+memcli cannot find by itself (memcli JSONL) has a DISCOVERY without `files`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from memcli.agents.parts import Parts
+
+TEXT = "text"  # its SessionStart hook's stdout is added to the context as is
+JSON = "json"  # only `{"hookSpecificOutput": {"additionalContext": ...}}` reaches the context
+
+
+class Hooks:
+    """How memcli is wired into an agent that runs hooks. A plain class rather than a NamedTuple: the
+    hooks' start-up paths build one per agent, and a NamedTuple compiles its annotations."""
+
+    __slots__ = ("end_events", "option", "session_start")
+
+    def __init__(self, option: str, session_start: str, end_events: frozenset[str]) -> None:
+        self.option = option  # its `--agent` in `memcli hooks`, and in the hook commands installed
+        self.session_start = session_start  # TEXT or JSON: the form its SessionStart hook must print
+        self.end_events = end_events  # hook events that mean its session is over: capture at once
+
+
+class Agent(Protocol):
+    NAME: str  # SessionInfo.agent: in `memcli sessions`, staging files, the ledger
+    TITLE: str  # how messages and docs name it
+    HOOKS: Hooks | None  # None: it runs no hooks, memcli only reads its sessions
+    # How its transcripts (and allow rules) name an MCP server's tool ("mcp__{server}__{tool}"),
+    # this version's first
+    TOOL_NAMES: tuple[str, ...]
+
+    def load(self) -> Parts:
+        """Its reader, discovery and wiring (importing them the first time)."""
+        ...

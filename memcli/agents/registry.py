@@ -1,0 +1,46 @@
+"""Every agent memcli knows, listed once (as pre-commit's languages/all.py): discovery, reading,
+`memcli sessions`, `memcli hooks` and the hooks themselves go through this list, so adding an agent
+is one package under memcli/agents/ (the interface: base.py) and one line here.
+
+The order is the order a file is offered to the readers (memcli/sessions/reader.py) and the order
+`hooks install --agent all` goes through; memcli JSONL, the least particular format, comes last.
+Importing this module imports the agents' declarations only (base.py says why).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memcli.agents import aider, claude_code, codex, gemini_cli, memcli_jsonl
+
+if TYPE_CHECKING:
+    from memcli.agents.base import Agent, Hooks
+
+AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, aider, memcli_jsonl)
+FALLBACK = "memcli-jsonl"  # reads a file no agent claims, counting the lines it cannot read as skipped
+SESSION_START_DEFAULT = "claude-code"  # `hooks session-start` without --agent (the first agent wired)
+
+
+def get(name: str) -> Agent | None:
+    """The agent whose sessions carry this name (SessionInfo.agent)."""
+    return next((a for a in AGENTS if a.NAME == name), None)
+
+
+def hooked() -> list[tuple[Agent, Hooks]]:
+    """The agents memcli wires hooks into, with their hooks, in order."""
+    return [(a, a.HOOKS) for a in AGENTS if a.HOOKS is not None]
+
+
+def options() -> tuple[str, ...]:
+    """The values of `memcli hooks --agent` (besides `all`)."""
+    return tuple(h.option for _a, h in hooked())
+
+
+def by_option(option: str) -> tuple[Agent, Hooks] | None:
+    """The agent `memcli hooks --agent <option>` names, with its hooks."""
+    return next(((a, h) for a, h in hooked() if h.option == option), None)
+
+
+def end_events() -> frozenset[str]:
+    """The hook events that end a session, in any agent (the payload does not say which agent sent it)."""
+    return frozenset().union(*(h.end_events for _a, h in hooked()))

@@ -1,0 +1,246 @@
+"""`memcli hooks install | uninstall | status`: wire memcli into each agent's own config files
+(what each agent's are: its wiring, memcli/agents/<agent>/wiring.py; the agents: registry.py).
+
+Every file is read and its new text computed before anything is written, so one unreadable file
+stops the command with nothing changed. Each write is atomic and preceded by a backup of the old
+bytes (a file that did not exist is backed up as such). Uninstall removes memcli's entries; when
+the file is still exactly what install made of a backup, that backup is restored byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import difflib
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.agents import registry
+from memcli.agents.parts import Wiring
+from memcli.agents.targets import SCOPES, ConfigFile
+from memcli.atomicio import atomic_delete, atomic_write_text
+from memcli.errors import EXIT_OK, UsageError
+from memcli.hooks import edit
+
+ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
+
+
+def backup_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "memcli" / "backups"
+
+
+@dataclass(frozen=True)
+class Change:
+    cf: ConfigFile
+    old: str | None  # None: the file does not exist
+    new: str | None  # None: delete the file
+
+
+def _agents(agent: str) -> tuple[str, ...]:
+    options = registry.options()
+    names = options if agent == "all" else (agent,)
+    if any(name not in options for name in names):
+        raise UsageError(f"--agent {agent!r}: choose one of {', '.join(options)} or all")
+    return names
+
+
+def _wiring(option: str) -> Wiring:
+    found = registry.by_option(option)
+    wiring = found[0].load().wiring if found is not None else None
+    assert wiring is not None, option  # _agents() checked the name; an agent with hooks has wiring
+    return wiring
+
+
+def _files(agent: str, scope: str, root: Path | None) -> list[ConfigFile]:
+    if scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    return [cf for name in _agents(agent) for cf in _wiring(name).config_files(scope, root)]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise edit.UnreadableConfig(f"{path}: cannot read ({exc}); nothing was changed") from None
+
+
+def _key(path: Path) -> str:
+    return hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
+
+
+def _backup(path: Path, old: str | None, action: str) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    target = backup_dir() / f"{_key(path)}-{stamp}-{action}-{path.name}"
+    if old is None:
+        target = target.with_name(target.name + ABSENT)
+    atomic_write_text(target, old or "")
+    return target
+
+
+def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
+    """The text the file had before the install that produced `current` exactly (None: it did
+    not exist), or False when no backup explains it (it was edited since)."""
+    try:
+        found = sorted(backup_dir().glob(f"{_key(cf.path)}-*-install-*"))
+    except OSError:
+        return False
+    for path in reversed(found):
+        old = None if path.name.endswith(ABSENT) else path.read_bytes().decode("utf-8")
+        try:
+            if edit.install(cf, old or "") == current:
+                return old
+        except edit.UnreadableConfig:
+            continue
+    return False
+
+
+def plan(action: str, files: list[ConfigFile]) -> list[Change]:
+    changes = []
+    for cf in files:
+        old = _read(cf.path)
+        if action == "install":
+            new: str | None = edit.install(cf, old or "")
+        elif old is None:
+            continue
+        else:
+            new = edit.uninstall(cf, old)
+            if new != old:
+                restored = _before_install(cf, old)
+                if restored is not False:  # (less what an earlier memcli had put there, now retired)
+                    new = restored if restored is None else edit.drop_retired(cf, restored)  # type: ignore[arg-type]
+                elif not edit.data(cf, new):
+                    new = None  # nothing but memcli's entries was ever in it
+        if new != old:
+            changes.append(Change(cf, old, new))
+    return changes
+
+
+def _diff(change: Change) -> str:
+    name = str(change.cf.path)
+    lines = difflib.unified_diff((change.old or "").splitlines(keepends=True),
+                                 (change.new or "").splitlines(keepends=True),
+                                 fromfile=name if change.old is not None else "/dev/null",
+                                 tofile=name if change.new is not None else "/dev/null")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_run: bool = False) -> int:
+    changes = plan(action, _files(agent, scope, root))
+    if dry_run:
+        sys.stdout.write("".join(_diff(c) for c in changes) or f"nothing to {action}\n")
+        return EXIT_OK
+    for change in changes:
+        saved = _backup(change.cf.path, change.old, action)
+        if change.new is None:
+            atomic_delete(change.cf.path)
+            with contextlib.suppress(OSError):
+                change.cf.path.parent.rmdir()  # `.codex/` and the like, when install made them
+        else:
+            atomic_write_text(change.cf.path, change.new)
+        verb = "created" if change.old is None else "removed" if change.new is None else "updated"
+        print(f"{change.cf.agent}: {verb} {change.cf.path} (backup: {saved})")
+    if not changes:
+        print(f"{agent}: nothing to {action}; already {'in place' if action == 'install' else 'removed'}")
+    elif action == "install":
+        print("Restart the agent to load them; `memcli hooks status` shows what is wired.")
+    if action == "install":
+        project = root if root is not None else _project_root()
+        for name in _agents(agent):
+            for note in _wiring(name).install_notes(scope, root):
+                print(f"{name}: {note}")
+        for warning in twice_wired(agent, project):
+            print(warning)
+        waiting = _capture_waiting(project)
+        if waiting:
+            print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
+    return EXIT_OK
+
+
+def _project_root() -> Path | None:
+    from memcli.workspace import find_root
+
+    try:
+        return find_root(Path.cwd())
+    except OSError:
+        return None
+
+
+def _capture_waiting(root: Path | None) -> str | None:
+    """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
+    from memcli.errors import ConfigError
+    from memcli.extract.ready import waiting_for_model
+    from memcli.workspace import Workspace
+
+    try:
+        ws = Workspace.open(root) if root is not None else None
+    except ConfigError:
+        ws = None  # `memcli lint` and every command report a broken config; not install's to judge
+    return waiting_for_model(ws)
+
+
+def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
+    return any(row["state"] != "missing" and str(row["entry"]).endswith(" hook")
+               for row in collect(agent, scope, root))
+
+
+def twice_wired(agent: str, root: Path | None) -> list[str]:
+    """A warning per agent whose memcli hooks are in both its project and its user files: agents
+    run the matching hooks of every file (Codex does, without merging), so each would run twice."""
+    if root is None:
+        return []
+    both = [name for name in _agents(agent)
+            if _hooks_wired(name, "project", root) and _hooks_wired(name, "user", None)]
+    return [f"warning: {name} has memcli's hooks at both project and user scope, so each can run twice; "
+            f"keep one (memcli hooks uninstall --agent {name} --scope user)" for name in both]
+
+
+def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]]:
+    rows = []
+    for cf in _files(agent, scope, root):
+        try:
+            states = [(e.label, s) for e, s in edit.status(cf, _read(cf.path) or "")]
+        except edit.UnreadableConfig:
+            states = [("(file)", "unreadable")]
+        for label, state in states:
+            rows.append({"agent": cf.agent, "scope": scope, "file": str(cf.path), "entry": label,
+                         "state": state})
+    return rows
+
+
+def agent_state_rows(agent: str, scope: str, root: Path | None) -> list[dict[str, str]]:
+    """Each agent's own view of memcli's entries (trusted, approved ...), where its files show it."""
+    return [{"agent": name, "scope": scope, "state": line}
+            for name in _agents(agent) for line in _wiring(name).states(scope, root)]
+
+
+def run_status(agent: str, root: Path | None, *, scope: str | None = None, as_json: bool = False) -> int:
+    """What is wired where; `scope` None: both (project only inside a workspace)."""
+    if scope is not None and scope not in SCOPES:
+        raise UsageError(f"--scope {scope!r}: choose project or user")
+    scopes = [s for s in SCOPES if (scope is None or s == scope) and (s == "user" or root is not None)]
+    rows = [row for s in scopes for row in collect(agent, s, root)]
+    agent_rows = [row for s in scopes for row in agent_state_rows(agent, s, root)]
+    warnings = twice_wired(agent, root)
+    on_path = shutil.which("memcli")
+    if as_json:
+        print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows,
+                          "warnings": warnings}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    lines = []
+    for row in rows:
+        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
+                     f"{row['file']}")
+    for row in agent_rows:
+        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']}")
+    lines.extend(warnings)
+    lines.append(f"memcli on PATH: {on_path or 'no: agents cannot run the hooks; install memcli with pipx'}")
+    print("\n".join(lines))
+    return EXIT_OK

@@ -1,0 +1,61 @@
+"""`memcli hooks session-start`: the resident context, printed in the form the agent's SessionStart
+hook must print it (its declaration in memcli/agents/ says which). Like every hook it exits 0,
+prints nothing outside a workspace or for an empty memory, and never blocks on its payload.
+
+Every session start runs it and the agent waits for its output, so `memcli.entry` calls it without
+Typer, and it reads only the agents' declarations (memcli/agents/base.py says why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from memcli.agents import registry
+from memcli.agents.base import JSON
+from memcli.errors import EXIT_OK
+from memcli.hooks.payload import guarded, read_payload
+from memcli.workspace import Workspace, find_root
+
+
+def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
+    """The workspace the hook's session ran in (None: not a memcli project, nothing to do)."""
+    if workspace is not None:
+        return Workspace.open(workspace) if workspace.is_dir() else None
+    cwd = cwd if isinstance(cwd, str) and cwd.strip() and "\0" not in cwd else os.getcwd()
+    try:
+        root = find_root(Path(cwd))
+    except OSError:
+        return None
+    return Workspace.open(root) if root is not None else None
+
+
+def output_form(option: str | None) -> str:
+    """TEXT or JSON: how the agent named by `--agent` reads its SessionStart hook's output. JSON for a
+    name memcli does not know: no agent mistakes it for something else."""
+    found = registry.by_option(option or registry.SESSION_START_DEFAULT)
+    return found[1].session_start if found is not None else JSON
+
+
+def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path | None = None) -> int:
+    def work() -> int:
+        ws = find_workspace(read_payload(stream).get("cwd"), workspace)
+        if ws is None:
+            return EXIT_OK
+        from memcli.context import build_context
+
+        result = build_context(ws)
+        if result.summary_path is None and not result.shown and not result.cut:
+            return EXIT_OK  # an empty memory: nothing worth a place in the context
+        text = result.text
+        if output_form(agent) == JSON:
+            out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        else:  # added to the context as is
+            sys.stdout.write(text)
+        return EXIT_OK
+
+    return guarded(work)
