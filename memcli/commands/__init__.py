@@ -9,13 +9,20 @@ memcli.lint, ...); here it is read from the arguments, called, and printed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memcli.errors import UsageError
-from memcli.workspace import Workspace, find_root
+
+if TYPE_CHECKING:
+    from memcli.workspace import Workspace
 
 
 def open_workspace(workspace: Path | None) -> Workspace:
     """The workspace `--workspace` names, else the one found above the current directory."""
+    # here and below: `memcli extract --hook` loads this package, and the agent waits for it at every
+    # session end; memcli.workspace would bring the config machinery along
+    from memcli.workspace import Workspace
+
     return Workspace.open(workspace)
 
 
@@ -28,6 +35,8 @@ def json_format(fmt: str, as_json: bool, default: str) -> str:
 
 def workspace_of_paths(paths: list[Path] | None) -> Path | None:
     """Paths passed without --workspace: the workspace above the first one."""
+    from memcli.workspace import find_root
+
     if not paths:
         return None
     first = paths[0].resolve()
