@@ -9,9 +9,10 @@ memcli.lint, ...); here it is read from the arguments, called, and printed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from memcli.errors import UsageError
+from memcli.errors import UsageError, WorkspaceNotFound
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
@@ -24,6 +25,21 @@ def open_workspace(workspace: Path | None) -> Workspace:
     from memcli.workspace import Workspace
 
     return Workspace.open(workspace)
+
+
+def workspace_or_here(workspace: Path | None, need: bool) -> Any:
+    """The workspace, or where none is found and `need` is false (transcript paths were given:
+    they are read outside a workspace too), this folder with the default config and no state folder,
+    so nothing is cached."""
+    from memcli.config import Config
+    from memcli.workspace import Workspace
+
+    try:
+        return Workspace.open(workspace)
+    except WorkspaceNotFound:
+        if need:
+            raise
+        return SimpleNamespace(root=Path.cwd(), config=Config(), state_dir=None)
 
 
 def json_format(fmt: str, as_json: bool, default: str) -> str:

@@ -16,7 +16,7 @@ from memcli.eval.report import render_json, render_text
 from memcli.eval.stage import stage as write_staging
 from memcli.eval.statements import read_sessions
 from memcli.search.semantic import Embedder
-from memcli.sessions.commands import parse_since  # one --since syntax for every command
+from memcli.sessions.query import parse_since  # one --since syntax for every command
 from memcli.workspace import Workspace
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memcli.commands import extract_hook, open_workspace
 from memcli.extract.run import run as extract
-from memcli.sessions.commands import parse_since  # one --since syntax for every command
+from memcli.sessions.query import parse_since  # one --since syntax for every command
 
 
 def run(paths: list[Path] | None = None, *, model: str | None = None, since: str | None = None,

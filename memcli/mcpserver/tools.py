@@ -168,8 +168,8 @@ def source(ws: Workspace, session: str, start: int, end: int) -> Reply:
     prints them, but redacted as `memcli extract` redacts, each cut to ENTRY_MAX_CHARS and at most
     SOURCE_MAX_CHARS in all."""
     from memcli.extract.prepare import cut  # here: the handshake loads no tool's code
-    from memcli.sessions.commands import select
     from memcli.sessions.discover import find_session
+    from memcli.sessions.query import select
     from memcli.sessions.render import entry_text
 
     if start < 0 or end < start:

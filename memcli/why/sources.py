@@ -11,8 +11,8 @@ from memcli.errors import MemcliError
 from memcli.provenance import role_of
 from memcli.records.models import Source, cited_sources
 from memcli.secrets import redact
-from memcli.sessions.commands import select
 from memcli.sessions.discover import discover
+from memcli.sessions.query import select
 from memcli.sessions.render import entry_text
 from memcli.workspace import Kind, Workspace
 
