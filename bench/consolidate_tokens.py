@@ -22,7 +22,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from memcli import init
+from memcli.commands import init
 from memcli.consolidate import budget, inputs, plan, prompts
 from memcli.consolidate.dispositions import DISPOSE, FINISH
 from memcli.staging import StagingFile

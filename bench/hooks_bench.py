@@ -89,7 +89,11 @@ def main() -> int:
         ]
         base = _archive(args.baseline, where / "baseline")
         if base is not None:  # its own path first: `-c` code imports memcli from the archive
-            code = f"import sys; sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()"
+            # and its own state folder: sharing one, each version would throw the other's context
+            # memo and caches away on every run, and the baseline would pay for it
+            state = str(where / "state-baseline")
+            code = (f"import os, sys; os.environ['MEMCLI_STATE_DIR'] = {state!r}; "
+                    f"sys.path.insert(0, {str(base[1])!r}); from memcli.entry import main; main()")
             rows.insert(5, (f"session-start ({base[0]})", [sys.executable, "-c", code, *session_start],
                             start))
             rows.insert(2, (f"extract --hook ({base[0]})", [sys.executable, "-c", code, "extract", "--hook"],

@@ -100,7 +100,7 @@ def floor_timed(code: str, env: dict[str, str]) -> tuple[float, float]:
 
 def bench_startup(runs: int, base: tuple[str, Path] | None) -> None:
     """Fresh `memcli mcp` start-up beside its floors and its baseline, rounds interleaved. The
-    server sets PYDANTIC_DISABLE_PLUGINS (memcli/entry.py): the SDK is timed both ways, and each
+    server sets PYDANTIC_DISABLE_PLUGINS (memcli/lean.py): the SDK is timed both ways, and each
     server is compared with the import it does."""
     py = sys.executable
     # bytecode cached, as in an installed memcli (pip compiles it); the first round writes it

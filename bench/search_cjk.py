@@ -43,13 +43,13 @@ def corpus(seeds: Path) -> list[tuple[str, str]]:
 
 
 def bigram_doc(text: str) -> list[str]:
-    from memcli.search.text import index_terms
+    from memcli.analysis.text import index_terms
 
     return index_terms(text).split()
 
 
 def bigram_query(text: str) -> list[str]:
-    from memcli.search.text import query_groups
+    from memcli.analysis.text import query_groups
 
     return [t for g in query_groups(text) for t in g.terms]
 
@@ -96,7 +96,7 @@ LOAD = {
     "fugashi+unidic-lite": "from fugashi import Tagger; Tagger()('テスト')",
     "sudachipy+core": ("from sudachipy import dictionary; dictionary.Dictionary(dict='core').tokenizer()"
                        ".tokenize('テスト')"),
-    "bigrams": "from memcli.search.cjk import bigrams; bigrams('テスト')",
+    "bigrams": "from memcli.analysis.cjk import bigrams; bigrams('テスト')",
 }
 
 

@@ -4,7 +4,7 @@ Usage: python bench/startup_bench.py [--records 10000] [--runs 7] [--skip-model]
 
   commit path   `memcli lint --paths-only ONE.md` in a generated workspace (bench/lint_bench.py's
                 generator) with a warm cache, median wall and CPU of cold processes:
-                  the lean route (memcli.entry → memcli.lint_hook, what the hook runs now) beside
+                  the lean route (memcli.entry → memcli.lean, what the hook runs now) beside
                   the Typer route (memcli.cli, what it ran before) and a bare `python -c pass`,
                 interleaved run by run, once the generated files are old enough for the cache to
                 trust their stats; with --before, the same routes of another checkout too;

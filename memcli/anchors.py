@@ -1,6 +1,6 @@
 """Code anchors: the code a record depends on, checked against the repository when the record is used.
 
-A record may name the code it is about in its frontmatter:
+A record may name the code it is about in its frontmatter (memcli.records.anchors):
 
     anchors:
       - src/jobs/runner.py              # a path, relative to the repository root
@@ -24,26 +24,21 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-FIELD = "anchors"
+from memcli import git
+from memcli.records.anchors import Anchor, anchors_of
+from memcli.workspace import Workspace, locate
+
+if TYPE_CHECKING:
+    from memcli.git.history import History
+
 HISTORY_CACHE = "anchor-history.json"
 _MAX_READ = 4 * 1024 * 1024  # a symbol in a larger file is not looked for (reported as unchecked)
-_CHAIN = 50  # bound on following a chain of renames (as memcli.gc.drift does)
 _KEEP_FACTS = 5000  # paths kept in the history cache; past that, only those of the last command
-
-
-@dataclass(frozen=True)
-class Anchor:
-    path: str
-    symbol: str | None = None
-
-    def __str__(self) -> str:
-        return self.path + (f" ({self.symbol})" if self.symbol else "")
 
 
 @dataclass(frozen=True)
@@ -59,37 +54,6 @@ class AnchorIssue:
                 "message": self.message, "new_path": self.new_path, "holders": list(self.holders)}
 
 
-def path_problem(path: str) -> str | None:
-    """Why `path` cannot be an anchor (outside the repository), or None."""
-    if not path.strip():
-        return "an empty path"
-    if path.startswith(("/", "~", "\\")) or re.match(r"^[A-Za-z]:[\\/]", path):
-        return f"{path!r} is absolute; anchors are paths inside the repository, relative to its root"
-    if any(part == ".." for part in re.split(r"[\\/]", path)):
-        return f"{path!r} leaves the repository ('..'); anchors name files inside it"
-    if "://" in path:
-        return f"{path!r} is a URL; anchors name files of this repository"
-    return None
-
-
-def anchors_of(meta: dict[str, Any] | None) -> list[Anchor]:
-    """The well-formed anchors of a record's frontmatter (malformed ones are the Linter's business)."""
-    raw = (meta or {}).get(FIELD)
-    out = []
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, str):
-            path, symbol = item, None
-        elif isinstance(item, dict) and isinstance(item.get("path"), str):
-            path = item["path"]
-            symbol = item.get("symbol") if isinstance(item.get("symbol"), str) and item["symbol"] else None
-        else:
-            continue
-        path = path.strip().removeprefix("./")
-        if path_problem(path) is None:
-            out.append(Anchor(path, symbol.strip() if symbol else None))
-    return out
-
-
 class AnchorChecker:
     """Checks anchors against the working tree of the repository holding a workspace.
 
@@ -98,8 +62,6 @@ class AnchorChecker:
     """
 
     def __init__(self, workspace_root: Path) -> None:
-        from memcli.workspace import Workspace
-
         self.workspace_root = workspace_root
         self.state_dir = Workspace(workspace_root).state_dir  # where the history cache is kept
         self._top: Path | None | bool = False  # False: not looked up yet
@@ -110,7 +72,7 @@ class AnchorChecker:
     @property
     def top(self) -> Path | None:
         if self._top is False:
-            self._top, self._head = _rev_parse(self.workspace_root)
+            self._top, self._head = git.top_and_head(self.workspace_root)
         return self._top  # type: ignore[return-value]
 
     def _bases(self) -> list[Path]:
@@ -189,7 +151,7 @@ class AnchorChecker:
                            "fix or drop the anchor")
 
     def _facts(self, paths: list[str]) -> dict[str, dict[str, Any]]:
-        """What the history at HEAD says of each path (memcli.gc.drift's rename history, reduced to the
+        """What the history at HEAD says of each path (memcli.git.history's rename history, reduced to the
         path's own rename chain), from the cache where it still holds."""
         top, head = self.top, self._head
         if top is None or head is None:
@@ -198,12 +160,10 @@ class AnchorChecker:
         known = cache.load(head)
         todo = [p for p in dict.fromkeys(paths) if p not in known]
         if todo:
-            from memcli.gc.drift import GitUnavailable, rename_history  # lazy: only on a cache miss
+            # here: only a path the cache does not know; warm commit hooks, context and search skip it
+            from memcli.git.history import rename_history
 
-            try:
-                history = rename_history(top)
-            except GitUnavailable:
-                return known
+            history = rename_history(top)
             known.update({p: _fact(p, history) for p in todo})
         if todo or cache.moved:
             kept = known if len(known) <= _KEEP_FACTS else {p: known[p] for p in paths}  # no anchors forever
@@ -218,8 +178,8 @@ class AnchorChecker:
         prefix = self.workspace_root.resolve().relative_to(self.top.resolve()).as_posix()
         prefix = "" if prefix == "." else prefix + "/"
         patterns = [arg for symbol in sorted(symbols) for arg in ("-e", symbol)]
-        out = _git(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
-                   f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
+        out = git.text(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
+                       f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
         found: dict[str, set[str]] = {}
         for line in (out or "").splitlines():
             path, _, match = line.rpartition(":")
@@ -228,44 +188,17 @@ class AnchorChecker:
         return {symbol: sorted(paths) for symbol, paths in found.items()}
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    """git's output, or None where git cannot answer (as memcli.gc.drift.git_text, without importing
-    the gc package on every use)."""
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    except FileNotFoundError:
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
-
-
-def _rev_parse(cwd: Path) -> tuple[Path | None, str | None]:
-    """The repository's top folder and HEAD commit in one call (None, None outside a repository;
-    no HEAD before the first commit)."""
-    try:
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"], cwd=cwd,
-                              capture_output=True, check=False)
-    except FileNotFoundError:
-        return None, None
-    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
-    top = Path(lines[0]) if lines else None
-    return top, (lines[1] if top is not None and len(lines) > 1 and done.returncode == 0 else None)
-
-
-def _fact(path: str, history: Any) -> dict[str, Any]:
-    """What `history` (memcli.gc.drift.History) says of `path`: ever tracked, the renames that
+def _fact(path: str, history: History) -> dict[str, Any]:
+    """What `history` (memcli.git.history.History) says of `path`: ever tracked, the renames that
     followed it, and the deletion of the last name."""
-    steps: list[list[str]] = []
-    current = path
-    while path in history.ever and len(steps) < _CHAIN and current in history.renamed_to:
-        step = history.renamed_to[current]
-        steps.append(list(step))
-        current = step[0]
-    gone = history.deleted.get(current)
-    return {"ever": path in history.ever, "steps": steps, "deleted": list(gone) if gone else None}
+    steps = history.renames_of(path)
+    gone = history.deleted.get(steps[-1][0] if steps else path)
+    return {"ever": path in history.ever, "steps": [list(step) for step in steps],
+            "deleted": list(gone) if gone else None}
 
 
 def _verdict(fact: dict[str, Any], on_disk: Any) -> dict[str, str] | None:
-    """memcli.gc.drift.path_verdict from a path's cached fact: the first rename target still on disk,
+    """memcli.git.history.path_verdict from a path's cached fact: the first rename target still on disk,
     else the deletion; None for a path git never tracked."""
     if not fact.get("ever"):
         return None
@@ -304,9 +237,9 @@ class _HistoryCache:
     def _carried(self, old: str, head: str, facts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The facts still true at `head`: those of paths (and their rename targets) that no commit
         since `old` touched; none when `old` is not an ancestor of `head` (history was rewritten)."""
-        if _git(self.top, "merge-base", "--is-ancestor", old, head) is None:
+        if git.text(self.top, "merge-base", "--is-ancestor", old, head) is None:
             return {}
-        log = _git(self.top, "log", "-M", "--name-status", "-z", "--format=", f"{old}..{head}")
+        log = git.text(self.top, "log", "-M", "--name-status", "-z", "--format=", f"{old}..{head}")
         if log is None:
             return {}
         touched = {name.strip("\n") for name in log.split("\0")}
@@ -314,7 +247,7 @@ class _HistoryCache:
                 and not any(step[0] in touched for step in f.get("steps", []))}
 
     def save(self, head: str, facts: dict[str, dict[str, Any]]) -> None:
-        from memcli.atomicio import atomic_write_text
+        from memcli.atomicio import atomic_write_text  # here: `memcli search` writes only after a lookup
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -338,8 +271,9 @@ def stale_anchors(workspace_root: Path, paths: Iterable[str],
                   checker: AnchorChecker | None = None) -> dict[str, list[AnchorIssue]]:
     """For the records about to be shown (workspace-relative paths): those whose anchors no longer
     hold, with why. A record that names no anchors costs one read of its bytes."""
+    # here: `memcli search` marks stale anchors without the record parser when no listed record
+    # names any (tests/test_lean_start.py)
     from memcli.records.parse import parse_record
-    from memcli.workspace import locate
 
     named: list[tuple[str, list[Anchor]]] = []
     for rel in paths:

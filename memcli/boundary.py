@@ -3,6 +3,7 @@ one line on stderr and the traceback (with versions) in a log file."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -46,9 +47,8 @@ def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type,
     vendors its own copy (`typer._click`), older Typer uses the `click` package; accept both."""
     if "typer" not in sys.modules:  # a lean entry (memcli.entry): nothing can raise them
         return (), (), ()
-    import importlib
 
-    import typer
+    import typer  # here: the lean routes never load Typer
 
     exits: list[type] = [typer.Exit]
     errors: list[type] = []

@@ -1,4 +1,8 @@
-"""The Typer app: parse arguments, call the library, exit. No business logic lives here."""
+"""The Typer app: parse arguments, call the command (memcli.commands), exit. No logic lives here.
+
+Each command imports its module when it runs, not here: `memcli --help` and every command load only
+what they use (tests/test_lean_start.py). The lean routes (memcli.lean) call the same functions.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import typer
 
 from memcli import __version__
 from memcli.agents import registry
+from memcli.boundary import run_guarded
 
 app = typer.Typer(
     name="memcli",
@@ -46,19 +51,6 @@ SinceOpt = Annotated[
 ]
 
 
-def _json_format(fmt: str, as_json: bool, default: str) -> str:
-    """`--json` is `--format json` (every command with JSON output takes it)."""
-    from memcli.lean import json_format
-
-    return json_format(fmt, as_json, default)
-
-
-def _open(workspace: Path | None):
-    from memcli.workspace import Workspace
-
-    return Workspace.open(workspace)
-
-
 def _version(value: bool) -> None:
     if value:
         print(f"memcli {__version__}")
@@ -77,9 +69,9 @@ def _root(
 @app.command()
 def init(workspace: WorkspaceOpt = None) -> None:
     """Create the memory layout, a commented memcli.toml and .gitignore entries (idempotent)."""
-    from memcli.init import run
+    from memcli.commands.init import run
 
-    raise typer.Exit(run(workspace or Path.cwd()))
+    raise typer.Exit(run(workspace))
 
 
 @app.command()
@@ -96,22 +88,10 @@ def lint(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Check records: schema, references, size caps, secrets, bloat warnings."""
-    from memcli.lint.run import run
+    from memcli.commands.lint import run
 
-    fmt = _json_format(fmt, as_json, "auto")
-    ws = _open(workspace if workspace else _workspace_from_paths(paths))
-    code = run(ws, list(paths or []), fmt=fmt, strict=strict, paths_only=paths_only, use_cache=not no_cache)
-    raise typer.Exit(code)
-
-
-def _workspace_from_paths(paths: list[Path] | None) -> Path | None:
-    """Paths passed without --workspace: find the workspace above the first one."""
-    from memcli.workspace import find_root
-
-    if not paths:
-        return None
-    first = paths[0].resolve()
-    return find_root(first if first.is_dir() else first.parent)
+    raise typer.Exit(run(paths, fmt=fmt, strict=strict, paths_only=paths_only, no_cache=no_cache,
+                         as_json=as_json, workspace=workspace))
 
 
 @app.command()
@@ -122,9 +102,9 @@ def rules(
 ) -> None:
     """List the lint rules, or show one rule's documentation (what, why, examples, this workspace's
     thresholds)."""
-    from memcli.lint.docs import run
+    from memcli.commands.rules import run
 
-    raise typer.Exit(run(code, workspace))
+    raise typer.Exit(run(code, workspace=workspace))
 
 
 @app.command()
@@ -138,10 +118,10 @@ def sessions(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """List the agent sessions of this workspace: agent, id, entries, first/last time, size."""
-    from memcli.sessions.commands import run_sessions
+    from memcli.commands.sessions import run
 
-    raise typer.Exit(run_sessions(workspace, [*(paths or []), *(path or [])], since=since, as_json=as_json,
-                                  show_all=show_all))
+    raise typer.Exit(run([*(paths or []), *(path or [])], since=since, show_all=show_all, as_json=as_json,
+                         workspace=workspace))
 
 
 @app.command()
@@ -152,9 +132,9 @@ def source(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the transcript entries a Source points to (role, time, text, tool calls)."""
-    from memcli.sessions.commands import run_source
+    from memcli.commands.source import run
 
-    raise typer.Exit(run_source(workspace, spec, list(paths or []), as_json=as_json))
+    raise typer.Exit(run(spec, paths=paths, as_json=as_json, workspace=workspace))
 
 
 @app.command()
@@ -176,16 +156,10 @@ def extract(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
-    if hook:
-        from memcli.hooks.payload import extract_hook
+    from memcli.commands.extract import run
 
-        raise typer.Exit(extract_hook(getattr(sys.stdin, "buffer", None), workspace))
-    from memcli.extract.run import run
-    from memcli.sessions.commands import parse_since  # one --since syntax for every command
-
-    paths = [*(paths or []), *(path or [])]
-    raise typer.Exit(run(_open(workspace), paths=paths or None, since=parse_since(since),
-                         model=model, dry_run=dry_run, as_json=json_out, stale=stale, redo=redo))
+    raise typer.Exit(run([*(paths or []), *(path or [])], model=model, since=since, dry_run=dry_run,
+                         stale=stale, redo=redo, hook=hook, json_out=json_out, workspace=workspace))
 
 
 @app.command()
@@ -204,18 +178,18 @@ def consolidate(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."""
-    from memcli.consolidate.run import Options, run
+    from memcli.commands.consolidate import run
 
-    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published)
-    raise typer.Exit(run(_open(workspace), opts))
+    raise typer.Exit(run(if_needed=if_needed, dry_run=dry_run, no_commit=no_commit, allow_dirty=allow_dirty,
+                         model=model, keep_published=keep_published, json_out=json_out, workspace=workspace))
 
 
 @app.command()
 def status(json_out: JsonOpt = False, workspace: WorkspaceOpt = None) -> None:
     """The pipeline at a glance: pending sessions, staging vs trigger, lock, last extract/consolidate."""
-    from memcli.status import run
+    from memcli.commands.status import run
 
-    raise typer.Exit(run(_open(workspace), json_out=json_out))
+    raise typer.Exit(run(json_out=json_out, workspace=workspace))
 
 
 @app.command()
@@ -231,10 +205,10 @@ def search(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Ranked search over the records (BM25, code words, Japanese sentences, typos; hybrid with an embedding model)."""  # noqa: E501
-    from memcli.search.run import run
+    from memcli.commands.search import run
 
-    raise typer.Exit(run(_open(workspace), query, types=types, kind=kind, status=status,
-                         include_replaced=include_replaced, limit=limit, as_json=as_json, lexical=lexical))
+    raise typer.Exit(run(query, types=types, kind=kind, status=status, include_replaced=include_replaced,
+                         limit=limit, lexical=lexical, as_json=as_json, workspace=workspace))
 
 
 @app.command()
@@ -245,9 +219,9 @@ def context(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
-    from memcli.context import run
+    from memcli.commands.context import run
 
-    raise typer.Exit(run(_open(workspace), budget=budget, fmt=_json_format(fmt, as_json, "markdown")))
+    raise typer.Exit(run(budget=budget, fmt=fmt, as_json=as_json, workspace=workspace))
 
 
 @app.command()
@@ -257,9 +231,9 @@ def why(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """A record's story: the commits that touched it and why, its Sources traced, who used it."""
-    from memcli.why import run
+    from memcli.commands.why import run
 
-    raise typer.Exit(run(_open(workspace), record, as_json=as_json))
+    raise typer.Exit(run(record, as_json=as_json, workspace=workspace))
 
 
 @app.command("eval")
@@ -274,17 +248,17 @@ def eval_(
 ) -> None:
     """Is the memory helping? Instructions the user gave in two or more sessions, and whether the memory
     held them then, reached the agent, and holds them now (offline, no model)."""
-    from memcli.eval.run import run
+    from memcli.commands.eval import run
 
-    raise typer.Exit(run(workspace, list(path or []), since=since, as_json=as_json, stage=stage))
+    raise typer.Exit(run(path, since=since, as_json=as_json, stage=stage, workspace=workspace))
 
 
 @app.command()
 def mcp(workspace: WorkspaceOpt = None) -> None:
     """Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."""
-    from memcli.mcpserver.server import run
+    from memcli.commands.mcp import run
 
-    raise typer.Exit(run(_open(workspace)))
+    raise typer.Exit(run(workspace=workspace))
 
 
 @app.command("gc-report")
@@ -294,9 +268,9 @@ def gc_report(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """GC candidates with a reason and evidence each (bloat, stale, duplicates, drift); changes nothing."""
-    from memcli.gc.run import run
+    from memcli.commands.gc_report import run
 
-    raise typer.Exit(run(_open(workspace), fmt=_json_format(fmt, as_json, "text")))
+    raise typer.Exit(run(fmt=fmt, as_json=as_json, workspace=workspace))
 
 
 @app.command()
@@ -309,10 +283,10 @@ def metrics(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Usage metrics: explicit invokes per record per million session tokens; knowledge candidates."""
-    from memcli.metrics.run import run
+    from memcli.commands.metrics import run
 
-    raise typer.Exit(run(_open(workspace), candidates=candidates, as_json=json_out, rebuild=rebuild,
-                         sessions=list(session or []), show_all=show_all))
+    raise typer.Exit(run(candidates=candidates, as_json=json_out, rebuild=rebuild, sessions=session,
+                         show_all=show_all, workspace=workspace))
 
 
 staging_app = typer.Typer(help="Shared staging through git refs: publish this machine's, gather everyone's.",
@@ -329,25 +303,25 @@ def staging_push(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Publish this machine's staging files (re-checked for secrets) to refs/memcli/staging/<name>."""
-    from memcli.team.staging import run_push
+    from memcli.commands.staging import push
 
-    raise typer.Exit(run_push(_open(workspace), remote, name))
+    raise typer.Exit(push(remote, name=name, workspace=workspace))
 
 
 @staging_app.command("pull")
 def staging_pull(remote: RemoteArg = "origin", workspace: WorkspaceOpt = None) -> None:
     """Gather every published staging item into memory/_staging/ (deduplicated by id)."""
-    from memcli.team.staging import run_pull
+    from memcli.commands.staging import pull
 
-    raise typer.Exit(run_pull(_open(workspace), remote))
+    raise typer.Exit(pull(remote, workspace=workspace))
 
 
 @staging_app.command("clear")
 def staging_clear(workspace: WorkspaceOpt = None) -> None:
     """Remove from their refs the pulled items a consolidation used (exit 4: another run used them)."""
-    from memcli.team.staging import run_clear
+    from memcli.commands.staging import clear
 
-    raise typer.Exit(run_clear(_open(workspace)))
+    raise typer.Exit(clear(workspace=workspace))
 
 
 @app.command("merge-driver")
@@ -358,9 +332,9 @@ def merge_driver(
     path: Annotated[str, typer.Argument(help="The record's path in the repository (%P).")],
 ) -> None:
     """Git merge driver for records: field by field, Sources unioned (registered by `memcli init`)."""
-    from memcli.merge.driver import main as driver
+    from memcli.commands.merge_driver import run
 
-    raise typer.Exit(driver([str(base), str(ours), str(theirs), path]))
+    raise typer.Exit(run(base, ours, theirs, path))
 
 
 hooks_app = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
@@ -372,10 +346,6 @@ ScopeOpt = Annotated[str, typer.Option("--scope", help="project (this workspace'
                                                        "(your home's, for every project)")]
 
 
-def _hooks_root(scope: str, workspace: Path | None) -> Path | None:
-    return _open(workspace).root if scope == "project" else None
-
-
 @hooks_app.command("install")
 def hooks_install(
     agent: AgentOpt = "all",
@@ -384,9 +354,9 @@ def hooks_install(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Add memcli's hooks and MCP server to the agents' config files (merged, backed up)."""
-    from memcli.hooks.install import run_change
+    from memcli.commands.hooks import install
 
-    raise typer.Exit(run_change("install", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
+    raise typer.Exit(install(agent=agent, scope=scope, dry_run=dry_run, workspace=workspace))
 
 
 @hooks_app.command("uninstall")
@@ -397,9 +367,9 @@ def hooks_uninstall(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Remove memcli's entries (only those) from the agents' config files."""
-    from memcli.hooks.install import run_change
+    from memcli.commands.hooks import uninstall
 
-    raise typer.Exit(run_change("uninstall", agent, scope, _hooks_root(scope, workspace), dry_run=dry_run))
+    raise typer.Exit(uninstall(agent=agent, scope=scope, dry_run=dry_run, workspace=workspace))
 
 
 @hooks_app.command("status")
@@ -412,20 +382,18 @@ def hooks_status(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """What is wired, per agent and scope: installed, modified or missing."""
-    from memcli.hooks.install import run_status
-    from memcli.workspace import find_root
+    from memcli.commands.hooks import status
 
-    root = _open(workspace).root if workspace or scope == "project" else find_root(Path.cwd())
-    raise typer.Exit(run_status(agent, root, scope=scope, as_json=json_out))
+    raise typer.Exit(status(agent=agent, scope=scope, json_out=json_out, workspace=workspace))
 
 
 @hooks_app.command("session-start", hidden=True)
 def hooks_session_start(agent: AgentOpt = registry.SESSION_START_DEFAULT,
                         workspace: WorkspaceOpt = None) -> None:
     """(Run by the SessionStart hook.) Print the resident context in the agent's form."""
-    from memcli.hooks.start import session_start
+    from memcli.commands.hooks import session_start
 
-    raise typer.Exit(session_start(agent, getattr(sys.stdin, "buffer", None), workspace))
+    raise typer.Exit(session_start(agent=agent, workspace=workspace))
 
 
 @hooks_app.command("capture", hidden=True)
@@ -437,12 +405,11 @@ def hooks_capture(
     workspace: WorkspaceOpt = None,
 ) -> None:
     """(Started by `extract --hook`.) Extract the session once it has ended or gone idle."""
-    from memcli.hooks.capture import run_capture
+    from memcli.commands.hooks import capture
 
-    raise typer.Exit(run_capture(cwd, workspace, session, transcript, event))
+    raise typer.Exit(capture(session=session, transcript=transcript, cwd=cwd, event=event,
+                             workspace=workspace))
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memcli.boundary import run_guarded
-
     sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False)))

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from memcli import __version__
+from memcli.codekey import code_fingerprint
 from memcli.errors import ConfigError
 
 if TYPE_CHECKING:  # bound when pydantic validates (see `validate`): the import costs every start
@@ -226,7 +228,7 @@ def load_config(root: Path) -> Config:
 def validate(table: dict[str, Any], path: Path) -> Config:
     """The config a memcli table asks for (pydantic checks every value), or a ConfigError naming
     each problem with its key."""
-    import annotated_types
+    import annotated_types  # here: validation runs on a config-cache miss only
     from pydantic import TypeAdapter, ValidationError
 
     # The annotations are strings naming these constraints; pydantic resolves them in this module.
@@ -241,7 +243,7 @@ def validate(table: dict[str, Any], path: Path) -> Config:
 
 def _problem(err: Any, prefix: str) -> str:
     """One config problem with the key's full path; an unknown key gets the closest known one."""
-    import difflib
+    import difflib  # here: only an unknown key needs it
 
     loc = [str(p) for p in err["loc"]]
     key = prefix + ".".join(loc)
@@ -261,9 +263,6 @@ class _Cache:
     """Validated configs in the state folder, by a digest of the file, its name and this code."""
 
     def __init__(self, root: Path, path: Path, data: bytes) -> None:
-        from memcli import __version__
-        from memcli.codekey import code_fingerprint
-
         self.file = state_dir_of(root) / CACHE_FILE
         h = hashlib.blake2b(digest_size=16)
         h.update(code_fingerprint(("config.py",), __version__))
@@ -285,7 +284,7 @@ class _Cache:
             return None
 
     def put(self, config: Config) -> None:
-        from memcli.atomicio import atomic_write_text
+        from memcli.atomicio import atomic_write_text  # here: only a cache miss writes
 
         rows = {k: v for k, v in self._rows().items() if k != self.key}
         rows = dict(list(rows.items())[-7:])  # a few (branches switch configs); oldest dropped

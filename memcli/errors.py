@@ -12,6 +12,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1  # lint errors, a failed run
 EXIT_USAGE = 2  # usage or config error
 EXIT_BUG = 3  # an unexpected exception inside memcli
+EXIT_LOCKED = 4  # another consolidation holds the workspace (cron scripts tell it from a failure)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 TRUSTED_ROLES = frozenset({"user", "agent"})
 UNTRUSTED_ROLES = frozenset({"tool", "injected", "system"})
 _SNIPPET = 300
-_MAX_FLAGGED = 20
+MAX_FLAGGED = 20
 
 _EN = [
     r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
@@ -94,12 +94,12 @@ def instruction_sentences(text: str) -> list[str]:
         sentence = sentence.strip()
         if sentence and _INSTRUCTION.search(sentence):
             out.append(sentence[:_SNIPPET])
-            if len(out) >= _MAX_FLAGGED:
+            if len(out) >= MAX_FLAGGED:
                 break
     return out
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower()
     return " ".join(re.sub(r"[^\w\s/:.|-]", " ", text).split())
 
@@ -114,10 +114,10 @@ def carried(snippet: str) -> list[str]:
     return [f for f in dict.fromkeys(found) if len(f) >= 6]
 
 
-def _close(norm: str, text: str) -> bool:
-    from rapidfuzz import fuzz
+def _close(needle: str, text: str) -> bool:
+    from rapidfuzz import fuzz  # here: `why` and `status` load this module, not the comparison
 
-    return bool(text) and (norm in text or fuzz.partial_ratio(norm, text) >= 88)
+    return bool(text) and (needle in text or fuzz.partial_ratio(needle, text) >= 88)
 
 
 def repeats_untrusted(new_text: str, old_text: str, flagged: Iterable[str]) -> str | None:
@@ -125,38 +125,21 @@ def repeats_untrusted(new_text: str, old_text: str, flagged: Iterable[str]) -> s
 
     Text already in the record before the write is not the write's doing and is not held against it.
     """
-    new_n, old_n = _norm(new_text), _norm(old_text)
+    new_n, old_n = norm(new_text), norm(old_text)
     for sentence in flagged:
-        norm = _norm(sentence)
-        if len(norm) >= 16 and _close(norm, new_n) and not _close(norm, old_n):
+        said = norm(sentence)
+        if len(said) >= 16 and _close(said, new_n) and not _close(said, old_n):
             return sentence
         for payload in carried(sentence):
-            p = _norm(payload)
+            p = norm(payload)
             if p and p in new_n and p not in old_n:
                 return sentence
     return None
 
 
-def _said_by_user(sentence: str, said: str) -> bool:
+def said_by_user(sentence: str, said: str) -> bool:
     """The user wrote (nearly) the same sentence: adopting it was their call, not an injection."""
-    return _close(_norm(sentence), said)
-
-
-def of_chunk(chunk: Any) -> dict[str, list[Any]]:
-    """What `extract` records with a staging file: each sent entry's role (runs merged), and the
-    instruction-shaped sentences of the tool output it sent that the user did not say themselves."""
-    from memcli.extract.prepare import HUMAN, TOOL_OUTPUT
-
-    spans = role_spans((e.start, e.end, e.role) for e in chunk.entries)
-    said = _norm(" ".join(p.text for e in chunk.entries for p in e.parts if p.cls == HUMAN))
-    flagged: list[dict[str, Any]] = []
-    for entry in chunk.entries:
-        for part in entry.parts:
-            shown = part.at(chunk.level) if part.cls == TOOL_OUTPUT else None
-            for sentence in instruction_sentences(shown[0]) if shown else ():
-                if not _said_by_user(sentence, said) and len(flagged) < _MAX_FLAGGED:
-                    flagged.append({"entry": entry.start, "text": sentence})
-    return {"roles": spans, "untrusted": flagged}
+    return _close(norm(sentence), said)
 
 
 @dataclass(frozen=True)

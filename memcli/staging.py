@@ -7,12 +7,15 @@ machine fact (session id + entry range), never model output.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memcli.atomicio import atomic_write_text
 from memcli.records.models import Source
+from memcli.workspace import Workspace
 
 STAGING_VERSION = 1
 # Bounded strings and lists keep small local models from running on forever; llama.cpp turns the
@@ -105,7 +108,6 @@ def staging_id(key: str, source: Source, prompt_version: str, model: str, conten
     """A stable id for one chunk's extraction: the same text of the same span extracted the same way
     gets the same file, so a run interrupted between writing it and recording it never produces a
     duplicate (and a rewritten file, whose text differs, never reuses an old result)."""
-    import hashlib
 
     digest = hashlib.sha256(f"{key}\0{source.session_id}\0{source.range}\0{prompt_version}\0{model}\0"
                             f"{content}".encode()).hexdigest()[:10]
@@ -117,13 +119,19 @@ def staging_prefix(session_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in session_id)[:40].strip("-")
 
 
+def staging_files(ws: Workspace) -> list[Path]:
+    """The staging files waiting for consolidation (`memory/_staging/<id>.json`), oldest name first."""
+    if not ws.staging_dir.is_dir():
+        return []
+    return sorted(p for p in ws.staging_dir.glob("*.json") if p.is_file() and not p.name.startswith("."))
+
+
 def staging_path(staging_dir: Path, file_id: str) -> Path:
     return staging_dir / f"{file_id}.json"
 
 
 def write_staging(staging_dir: Path, staging: StagingFile) -> Path:
     """Write one staging file atomically (a reader never sees half a file)."""
-    from memcli.atomicio import atomic_write_text
 
     path = staging_path(staging_dir, staging.id)
     atomic_write_text(path, staging.model_dump_json(indent=2) + "\n")

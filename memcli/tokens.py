@@ -31,6 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from memcli.atomicio import atomic_write_bytes
+
 ENCODING = "cl100k_base"
 _URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 _SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
@@ -132,8 +134,6 @@ def _load_ranks(path: Path, cache_dir: Path | None) -> dict[bytes, int]:
             return ranks
     ranks = _parse_ranks(path.read_bytes())
     if cached is not None:
-        from memcli.atomicio import atomic_write_bytes
-
         try:
             atomic_write_bytes(cached, marshal.dumps(ranks))
         except OSError:
@@ -142,7 +142,7 @@ def _load_ranks(path: Path, cache_dir: Path | None) -> dict[bytes, int]:
 
 
 def _load_tiktoken(path: Path, cache_dir: Path | None = None) -> Any:
-    import tiktoken
+    import tiktoken  # here: the optional exact count, on a memo miss only
 
     ranks = _load_ranks(path, cache_dir)
     return tiktoken.Encoding(ENCODING, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens=_SPECIAL)
@@ -152,7 +152,7 @@ def counter_id() -> str:
     """Which counter `get_counter` builds, without building it (a key for memoised counts)."""
     if importlib.util.find_spec("tiktoken") is None:
         return ESTIMATE
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # here: only with tiktoken installed
 
     if local_bpe_file() is None:
         return ESTIMATE

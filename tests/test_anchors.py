@@ -4,19 +4,16 @@ outside the repository (refused by the schema), and the Linter's warning at comm
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from support.cli import run
+from support.git import git
 
-from memcli.anchors import Anchor, AnchorChecker, anchors_of
+from memcli.anchors import AnchorChecker
+from memcli.records.anchors import Anchor, anchors_of
 
 NOW = "2026-05-20T10:00:00+00:00"
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def write(root: Path, rel: str, text: str) -> None:
@@ -129,8 +126,9 @@ def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -
     git(repo, "commit", "-qm", "rename")
     doc = json.loads(run(capsys, "context", "-w", str(ws), "--json")[1])
     (entry,) = doc["knowledge"]
-    assert entry["stale_anchors"] == [entry["stale_anchors"][0]] and "renamed to src/worker.py" in \
-        entry["stale_anchors"][0]
+    rename = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    assert entry["stale_anchors"] == [f"src/jobs.py was renamed to src/worker.py (commit {rename}); "
+                                      "update the anchor"]
     assert "- job-runner — How the job runner starts ⚠ stale anchor: src/jobs.py was renamed" in doc["text"]
     hits = json.loads(run(capsys, "search", "job runner", "-w", str(ws), "--json")[1])
     marked = {h["path"]: h.get("stale_anchors") for h in hits}

@@ -91,12 +91,12 @@ def test_clean_and_findings_exit_0_and_1(ws: Path, capsys) -> None:
 def test_an_unexpected_exception_exits_3_with_one_line_and_a_log(ws: Path, capsys, monkeypatch) -> None:
     # A bug deep in the Linter (simulated by breaking the real lint function the command calls):
     # the boundary must not turn it into a user error, and must keep the traceback.
-    import memcli.lint.run
+    import memcli.commands.lint
 
     def broken(*args, **kwargs):
         raise KeyError("boom")
 
-    monkeypatch.setattr(memcli.lint.run, "lint", broken)
+    monkeypatch.setattr(memcli.commands.lint, "lint", broken)
     code, out, err = _main(capsys, "lint", "-w", str(ws))
     assert code == 3
     lines = err.strip().splitlines()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.git import git_result
 
 REPO = Path(__file__).resolve().parents[1]
 TS = "2026-04-27T10:00:00+09:00"
@@ -28,12 +29,8 @@ def _decision(status: str = "open", extra: str = "") -> str:
     )
 
 
-def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check, timeout=120)
-
-
 def _head(repo: Path) -> str:
-    return _git(repo, "rev-parse", "HEAD").stdout.strip()
+    return git_result(repo, "rev-parse", "HEAD").stdout.strip()
 
 
 @pytest.fixture
@@ -47,9 +44,9 @@ def repo(tmp_path: Path) -> Path:
     (root / "memory/decisions/old-store.md").write_text(
         _decision("replaced", "replaced_by: use-sqlite\n"), encoding="utf-8"
     )
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", ".")
-    _git(root, "commit", "-q", "-m", "initial")
+    git_result(root, "init", "-q", "-b", "main")
+    git_result(root, "add", ".")
+    git_result(root, "commit", "-q", "-m", "initial")
     return root
 
 
@@ -62,14 +59,14 @@ def _exercise(repo: Path, env: dict[str, str], banner: str = "") -> None:
     start = _head(repo)
     # 1. A bad record is blocked, and says why.
     (repo / "memory/decisions/bad-one.md").write_text(_decision("Done"), encoding="utf-8")
-    _git(repo, "add", "memory/decisions/bad-one.md")
+    git_result(repo, "add", "memory/decisions/bad-one.md")
     blocked = commit("bad record")
     assert blocked.returncode != 0
     assert "memory/decisions/bad-one.md:4" in blocked.stdout + blocked.stderr
     assert "invalid-status" in blocked.stdout + blocked.stderr
     assert banner in blocked.stdout + blocked.stderr  # the framework's own report line
     assert _head(repo) == start
-    _git(repo, "rm", "-q", "--cached", "memory/decisions/bad-one.md")
+    git_result(repo, "rm", "-q", "--cached", "memory/decisions/bad-one.md")
     (repo / "memory/decisions/bad-one.md").unlink()
 
     # 2. A good record (Japanese text included) is committed.
@@ -78,14 +75,14 @@ def _exercise(repo: Path, env: dict[str, str], banner: str = "") -> None:
         "model_invocation: false\nuser_invocable: true\nlast_sources: []\n---\n書き込み中も読み出せる。\n",
         encoding="utf-8",
     )
-    _git(repo, "add", "knowledge/wal-mode.md")
+    git_result(repo, "add", "knowledge/wal-mode.md")
     done = commit("good record")
     assert done.returncode == 0, done.stdout + done.stderr
     assert _head(repo) != start
     good_head = _head(repo)
 
     # 3. Deleting a decision another one references is blocked, though only a deletion is staged.
-    _git(repo, "rm", "-q", "memory/decisions/use-sqlite.md")
+    git_result(repo, "rm", "-q", "memory/decisions/use-sqlite.md")
     dangling = commit("delete referenced decision")
     assert dangling.returncode != 0
     out = dangling.stdout + dangling.stderr
@@ -120,8 +117,8 @@ def test_pre_commit_framework_hook(repo: Path, tmp_path: Path) -> None:
     local.pop("minimum_pre_commit_version", None)
     config = {"repos": [{"repo": "local", "hooks": [local]}]}
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    _git(repo, "add", ".pre-commit-config.yaml")
-    _git(repo, "commit", "-q", "--no-verify", "-m", "pre-commit config")
+    git_result(repo, "add", ".pre-commit-config.yaml")
+    git_result(repo, "commit", "-q", "--no-verify", "-m", "pre-commit config")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     install = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"],
@@ -157,7 +154,7 @@ def test_plain_script_hook_needs_no_xargs(repo: Path, tmp_path: Path) -> None:
     _exercise(repo, env)
     # a name with a space and Japanese reaches the Linter intact (one argument, not three)
     (repo / "memory/decisions/日本語 の名前.md").write_text(_decision("Done"), encoding="utf-8")
-    _git(repo, "add", "-A")
+    git_result(repo, "add", "-A")
     blocked = subprocess.run(["git", "commit", "-m", "odd name"], cwd=repo, env=env, capture_output=True,
                              text=True, timeout=180)
     out = blocked.stdout + blocked.stderr

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from consolidate.helpers import git, init_repo, snapshot, write_staging
+from consolidate.helpers import init_repo, snapshot, write_staging
 from support.fake_llm import FAKE_KEY
+from support.git import git
 
 from memcli.config import CACHE_FILE as CONFIG_CACHE
 

@@ -13,8 +13,8 @@ import pytest
 from support.fake_llm import FAKE_MODEL, Reply
 
 from memcli import history
+from memcli.commands.status import run
 from memcli.consolidate import lock
-from memcli.status import run
 from memcli.workspace import Workspace
 
 
@@ -26,7 +26,7 @@ def ws(tmp_path):
 
 
 def _status(ws, capsys, as_json=False):
-    code = run(ws, json_out=as_json)
+    code = run(json_out=as_json, workspace=ws.root)
     out = capsys.readouterr().out
     return code, (json.loads(out) if as_json else out)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.fake_llm import Reply, tool_call
+from support.git import git
 from support.pipeline import pipeline_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,19 +126,15 @@ def _memcli(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess
                           env=_clean_env(), timeout=300)
 
 
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
     (root / "memcli.toml").write_text(CONFIG, encoding="utf-8")
     (root / ".gitignore").write_text("/memory/_staging/\n/.memcli/\n", encoding="utf-8")
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "initial")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
     return root
 
 
@@ -196,7 +193,7 @@ def test_extract_and_consolidate_from_the_wheel(installed: Path, workspace: Path
     done = _memcli(installed, workspace, "consolidate")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Ship the prompts inside the wheel." in (workspace / RECORD).read_text(encoding="utf-8")
-    assert f"added {RECORD}" in _git(workspace, "log", "-1", "--format=%B")
+    assert f"added {RECORD}" in git(workspace, "log", "-1", "--format=%B")
     assert not list((workspace / "memory/_staging").glob("*.json"))
     done = _memcli(installed, workspace, "lint")
     assert done.returncode == 0, done.stdout + done.stderr

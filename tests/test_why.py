@@ -5,21 +5,17 @@ machine (redacted) or reported absent, who used it, and what it replaced."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from support.cli import run
+from support.git import git
 
 from memcli.consolidate.message import FileReport, commit_message
 
 NOW = "2026-05-20T10:00:00+00:00"
 SESSION = "sess-why-1"
 SECRET = "sk-ant-api03-" + "Q" * 90
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def write(root: Path, rel: str, text: str) -> None:

@@ -5,7 +5,7 @@ attributes of `Agent` below (as pre-commit's languages are modules with the attr
 `Language`):
 
 - plain facts: its names, whether and how memcli wires hooks into it, how its transcripts name an
-  MCP server's tool. The hooks' start-up paths (memcli/entry.py: `extract --hook`, `hooks
+  MCP server's tool. The hooks' start-up paths (memcli/lean.py: `extract --hook`, `hooks
   session-start`) read these and nothing else, so a declaration imports nothing but this module;
 - `load()`, which imports the rest on first use and returns its parts (parts.py: the types), each
   declared by one module of the package:

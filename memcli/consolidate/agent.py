@@ -28,6 +28,7 @@ from memcli.consolidate.inputs import fence
 from memcli.consolidate.plan import InputPlan
 from memcli.errors import MemcliError
 from memcli.lint import Finding, lint
+from memcli.llm import CallUsage, ContextExceeded
 from memcli.tools.result import ToolResult, success
 from memcli.workspace import Workspace
 
@@ -144,8 +145,6 @@ class Conversation:
         return problems
 
     def run(self) -> None:
-        from memcli.llm import CallUsage, ContextExceeded
-
         self.usage = CallUsage()
         if self.ledger is None:
             self.ledger = Ledger([], self.scratch.root)

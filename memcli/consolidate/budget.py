@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from memcli.consolidate import prompts
+from memcli.llm import estimate_prompt
 
 
 def tokens(text: str) -> int:
     """One message's tokens as the gateway's check counts them (framing included)."""
-    from memcli.llm import estimate_prompt
 
     return estimate_prompt([{"role": "user", "content": text}], {})
 
@@ -63,7 +63,6 @@ class Budget:
 
 def measure(window: int, schemas: list[dict[str, Any]], now: str = "") -> Budget:
     """The budget of a run whose first call carries `schemas` (every tool of the integration phase)."""
-    from memcli.llm import estimate_prompt
 
     fixed = estimate_prompt(
         [{"role": "system", "content": prompts.load("system")},

@@ -1,9 +1,8 @@
 """Git for consolidation: the dirty check, the one commit, and bringing the index up to date.
 
-Every call is the git CLI (as everywhere in memcli): the commit must run the repository's own
-hooks — a pre-commit hook that rejects the commit must be able to stop it, and then the apply
-step is rolled back — and a library wrapper would only shell out to the same commands. Until git
-moves HEAD nothing in `.git` but this run's own temporary files changes (see `commit`).
+Every call goes through memcli.git: the commit must run the repository's own hooks — a pre-commit
+hook that rejects the commit must be able to stop it, and then the apply step is rolled back. Until
+git moves HEAD nothing in `.git` but this run's own temporary files changes (see `commit`).
 """
 
 from __future__ import annotations
@@ -15,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.consolidate import procs
+from memcli import git
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
+from memcli.git.group import Child, run_gated
 from memcli.workspace import STAGING_DIR, Workspace
 
 RUN_TRAILER = "Memcli-Run"
@@ -47,10 +47,9 @@ class Repo:
 
 def _run(cwd: Path, args: tuple[str, ...], index: Path | None = None,
          data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "GIT_INDEX_FILE": str(index)} if index is not None else None
     try:
-        return subprocess.run(["git", *args], cwd=cwd, env=env, input=data, capture_output=True, check=False)
-    except FileNotFoundError:
+        return git.run(cwd, *args, data=data, env=git.environment(index=index))
+    except git.GitMissing:
         raise GitError("git is not installed (consolidation commits with it)") from None
 
 
@@ -68,8 +67,7 @@ def open_repo(ws: Workspace) -> Repo | None:
     except (_Failed, GitError):
         return None
     top = Path(found[0]).resolve()
-    prefix = ws.root.resolve().relative_to(top).as_posix()
-    return Repo(top, "" if prefix == "." else prefix + "/", Path(found[1]))
+    return Repo(top, git.prefix_in(top, ws.root), Path(found[1]))
 
 
 def head(repo: Repo) -> str | None:
@@ -99,8 +97,7 @@ def _plumbing(repo: Repo, *args: str, index: Path | None = None, data: bytes | N
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "no message"
+    return git.last_line(text) or "no message"
 
 
 def find_commit(repo: Repo, run_id: str, parent: str | None) -> str | None:
@@ -152,7 +149,7 @@ def _blob_lines(repo: Repo, files: list[FileChange], index: Path) -> str:
 
 
 def commit(repo: Repo, files: list[FileChange], message: str, *, run_id: str, msg_dir: Path,
-           started: Callable[[procs.Child], None]) -> subprocess.CompletedProcess[str]:
+           started: Callable[[Child], None]) -> subprocess.CompletedProcess[str]:
     """Commit exactly the new content of `files` on top of HEAD through `git commit`, hooks included.
 
     The real index is never touched: the commit is built in a temporary index (HEAD plus these
@@ -171,8 +168,8 @@ def commit(repo: Repo, files: list[FileChange], message: str, *, run_id: str, ms
     msg_file.parent.mkdir(parents=True, exist_ok=True)
     msg_file.write_text(message, encoding="utf-8")
     try:
-        return procs.run_gated(["git", "commit", "-q", "-F", str(msg_file)], cwd=repo.top,
-                               env={**os.environ, "GIT_INDEX_FILE": str(index)}, started=started)
+        return run_gated(["commit", "-q", "-F", str(msg_file)], cwd=repo.top,
+                         env={**os.environ, "GIT_INDEX_FILE": str(index)}, started=started)
     finally:
         msg_file.unlink(missing_ok=True)
 

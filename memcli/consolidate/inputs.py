@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,7 +15,7 @@ from pydantic import ValidationError
 from memcli.consolidate import related
 from memcli.consolidate.dispositions import Item, number_items
 from memcli.fence import fence
-from memcli.staging import StagingFile
+from memcli.staging import StagingFile, staging_files
 from memcli.workspace import SUMMARY_PATH, Workspace
 
 
@@ -39,13 +38,6 @@ class StagingSet:
     @property
     def sources(self) -> list[Any]:
         return [e.data.source for e in self.entries]
-
-
-def staging_files(ws: Workspace) -> list[Path]:
-    """The staging files waiting for consolidation (`memory/_staging/<id>.json`), oldest name first."""
-    if not ws.staging_dir.is_dir():
-        return []
-    return sorted(p for p in ws.staging_dir.glob("*.json") if p.is_file() and not p.name.startswith("."))
 
 
 def staging_stats(ws: Workspace) -> tuple[int, int]:

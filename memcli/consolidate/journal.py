@@ -25,10 +25,11 @@ from typing import Any, NoReturn
 
 from memcli import history
 from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text
-from memcli.consolidate import gitops, procs
-from memcli.consolidate.lock import guard, pid_alive, process_tag
+from memcli.consolidate import gitops
+from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
+from memcli.git.group import Child, end_group, pid_alive, process_tag
 from memcli.workspace import Workspace
 
 JOURNAL_NAME = "consolidate-apply.journal"  # not *.json: never mistaken for a staging file
@@ -173,7 +174,7 @@ def _apply(ws: Workspace, files: list[FileChange], journal: dict[str, Any], repo
             _fail(ws, files, repo, run_id, f"cannot write {change.path} ({exc.strerror})")
     sha = None
     if repo is not None:
-        def started(child: procs.Child) -> None:
+        def started(child: Child) -> None:
             journal["phase"], journal["git"] = "committing", child.to_json()
             _write_journal(ws, journal)
 
@@ -277,9 +278,9 @@ def _recover(ws: Workspace) -> str | None:
     if _run_alive(data):
         return None  # a live run is applying right now: leave it alone
     if isinstance(data.get("git"), dict):
-        child = procs.Child.from_json(data["git"])
+        child = Child.from_json(data["git"])
         # git orphaned by the kill could still finish the commit after we put the old files back
-        if not procs.end_group(child):
+        if not end_group(child):
             raise MemcliError(f"git (pid {child.pid}) of interrupted consolidation run {data['run_id']} "
                               "does not end; run the command again once it is gone")
     repo = gitops.open_repo(ws) if data.get("commit") else None

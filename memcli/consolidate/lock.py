@@ -16,11 +16,12 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memcli.errors import MemcliError
+from memcli.atomicio import atomic_write_text
+from memcli.errors import EXIT_LOCKED, MemcliError
+from memcli.git.group import pid_alive, process_tag
 from memcli.workspace import Workspace
 
 LOCK_NAME = "consolidate.lock"
-EXIT_LOCKED = 4
 # A lock file still being written (created, content not yet flushed) looks empty for a moment;
 # only an empty file older than this is treated as abandoned.
 _EMPTY_GRACE_S = 30.0
@@ -57,28 +58,6 @@ class LockInfo:
 
 def lock_path(ws: Workspace) -> Path:
     return ws.staging_dir / LOCK_NAME
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def process_tag(pid: int) -> str | None:
-    """Identity of a running process beyond its pid (Linux /proc); None where it cannot be told.
-    After a reboot or a long time, another process may carry the dead owner's pid."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
 
 
 def read_lock(ws: Workspace) -> LockInfo | None:
@@ -188,7 +167,6 @@ def acquire(ws: Workspace, run_id: str, consumed: list[str]) -> LockInfo:
 
 def update(ws: Workspace, info: LockInfo, consumed: list[str]) -> LockInfo:
     """Record a new consumed set (a coalesced follow-up run) while still holding the lock."""
-    from memcli.atomicio import atomic_write_text
 
     new = LockInfo(info.pid, info.host, info.started_at, info.run_id, tuple(consumed), info.proc)
     atomic_write_text(lock_path(ws), json.dumps(new.to_json(), indent=2))

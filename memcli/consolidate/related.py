@@ -58,8 +58,9 @@ def item_query(fields: dict[str, Any]) -> str:
 def related_paths(ws: Workspace, queries: list[str]) -> list[str]:
     """Decisions and requests matching the queries, deduplicated: every query's best hit first, then
     every query's second, and so on, so one wordy item cannot crowd out the others."""
+    # here: `memcli status` loads this module (through consolidate.inputs), not the search index
+    from memcli.analysis.text import query_groups
     from memcli.search import search
-    from memcli.search.text import query_groups
 
     ranked = [[h.path for h in search(ws, q, types=[k.value for k in KINDS], include_replaced=True,
                                       limit=PER_ITEM)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +29,12 @@ from memcli.consolidate import (
 )
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
+from memcli.gc import RecordUsage, build_report
+from memcli.llm import Gateway, preload
+from memcli.metrics import candidate_report, load_metrics
 from memcli.provenance import Trust
 from memcli.team import staging as shared
+from memcli.tools import ToolSession
 from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
@@ -85,8 +90,6 @@ class _Material:
 
 def _material(ws: Workspace) -> _Material:
     """Knowledge-candidate report, gc-report and usage rates, from the workspace as it is now."""
-    from memcli.gc import RecordUsage, build_report
-    from memcli.metrics import candidate_report, load_metrics
 
     metrics = load_metrics(ws)
     report = candidate_report(ws, metrics)
@@ -102,8 +105,6 @@ def _material(ws: Workspace) -> _Material:
 
 
 def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResult:
-    from memcli.tools import ToolSession
-
     ws, opts = ctx.ws, ctx.opts
     result = RunResult(run_id, started_at=history.now(), consumed=staging.ids, invalid=list(staging.invalid))
     history.record(ws, "consolidate", result.to_history(running=True))
@@ -177,8 +178,6 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
 
 
 def run(ws: Workspace, opts: Options) -> int:
-    import sys
-
     base_id = f"{_stamp()}-{os.getpid()}"
     # The lock comes first: while another run applies, its written-but-uncommitted files make the
     # workspace look dirty, and "commit or discard them" would be advice that wrecks that run.
@@ -194,12 +193,10 @@ def run(ws: Workspace, opts: Options) -> int:
         if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
             print_nothing(ws, opts, staged.invalid)
             return 0
-        from memcli.llm import preload
 
         progress.note("consolidate: reading staging and memory…")
         preload()  # the model library loads while the workspace is checked and the inputs assembled
         repo = _preflight(ws, opts)
-        from memcli.llm import Gateway
 
         ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
         results = ctx.results

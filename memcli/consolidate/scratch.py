@@ -6,6 +6,7 @@ folder; the real workspace is untouched until a clean result is applied in one j
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import shutil
 from dataclasses import dataclass
@@ -110,8 +111,6 @@ def changes(ws: Workspace, scratch: Workspace) -> list[FileChange]:
 
 
 def unified_diff(change: FileChange) -> str:
-    import difflib
-
     old = (change.old or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (change.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
     a = "/dev/null" if change.old is None else f"a/{change.path}"

@@ -21,6 +21,8 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from memcli.llm import estimate_prompt
+
 STUB = "[trimmed to fit the context window: the result of {call}; make the call again if you need it]"
 TEXT_STUB = "[trimmed to fit the context window: {n} characters of your text]"
 NUDGE_STUB = "[trimmed: memcli's reminder that text changes nothing; make tool calls]"
@@ -114,7 +116,6 @@ def fit(messages: list[dict[str, Any]], tools: list[dict[str, Any]], limit: int,
     estimate), or nothing older than the latest turn is left to trim; returns how many messages
     were trimmed. `nudges`: the user messages that are memcli's nudges (they may give way; every
     other user message is an instruction and stays)."""
-    from memcli.llm import estimate_prompt
 
     total = estimate_prompt(messages, {"tools": tools})
     if total <= limit:
@@ -155,7 +156,6 @@ def diagnose(messages: list[dict[str, Any]], tools: list[dict[str, Any]], window
              nudges: Collection[dict[str, Any]] = ()) -> str:
     """Why a trimmed conversation still leaves less than `floor` tokens of `window` for the answer:
     the model's narration, tool traffic, one item too large, or the instructions and input."""
-    from memcli.llm import estimate_prompt
 
     def size(msgs: list[dict[str, Any]], with_tools: bool = False) -> int:
         return estimate_prompt(msgs, {"tools": tools} if with_tools else {})
@@ -182,8 +182,6 @@ def diagnose(messages: list[dict[str, Any]], tools: list[dict[str, Any]], window
 
 
 def _cause(turn: list[dict[str, Any]], parts: dict[str, int], room: int) -> str:
-    from memcli.llm import estimate_prompt
-
     if parts["instructions and input"] >= room:
         return ("the instructions and input (memory.context_tokens sets the window; a model with a larger "
                 "one fits more)")

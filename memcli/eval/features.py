@@ -4,13 +4,13 @@ Each feature has a base weight by what it is — an identifier, a path, a flag o
 backticks (CODE) outweighs a word (WORD), which outweighs one CJK bigram (CJK; a Japanese word
 gives several) — and detect.py multiplies it by how rare the feature is in the history (idf).
 
-* Latin words are search terms (memcli.search.text: case-folded, stopwords dropped, stemmed), or
+* Latin words are search terms (memcli.analysis.text: case-folded, stopwords dropped, stemmed), or
   the glossary concept they belong to (lexicon.py), so "tests" and テスト are one feature.
 * An identifier — words joined by `_ . / - :` or camelCase humps (max_retries, maxRetries,
   src/app.py, --no-git) — is one feature, its parts spelled the same way whatever the joiner
   (max_retries ≡ maxRetries ≡ max-retries), plus its parts as words at half weight.
 * A CJK run: glossary words first (使って → USE), the rest as bigrams of its kanji/katakana pieces
-  (memcli.search.cjk); hiragana (particles, inflections) carries no feature.
+  (memcli.analysis.cjk); hiragana (particles, inflections) carries no feature.
 * Acknowledgements and nudges ("thanks", "continue", 「続けて」) carry no feature at all.
 """
 
@@ -21,9 +21,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memcli.analysis.cjk import CJK_CHARS, bigrams, pieces
+from memcli.analysis.text import word_parts, word_term
 from memcli.eval import lexicon
-from memcli.search.cjk import CJK_CHARS, bigrams, pieces
-from memcli.search.text import word_parts, word_term
 
 CODE = 2.0
 WORD = 1.0

@@ -9,13 +9,15 @@ modal words of a rule), written from what developers tell agents, not from any d
 is *function* (it shapes an instruction: negation, "always", "use", "instead") or *content* (what
 the instruction is about); a statement needs content to count (see directive.py).
 
-English words are matched by their search stem (memcli.search.text.word_term), so "tests",
+English words are matched by their search stem (memcli.analysis.text.word_term), so "tests",
 "testing" and "tested" are TEST; Japanese words by substring of a CJK run, longest first.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+
+from memcli.analysis.text import stem
 
 # concept: (function word?, English words, Japanese words)
 _GLOSSARY: dict[str, tuple[bool, str, str]] = {
@@ -170,7 +172,6 @@ GENERIC_JA = ("続け", "続行", "進め", "進行", "お願い", "ありがと
 @lru_cache(maxsize=1)
 def english() -> dict[str, str]:
     """English search stem (and the lowercase word) → concept."""
-    from memcli.search.text import stem
 
     out: dict[str, str] = {}
     for concept, (_, words, _) in _GLOSSARY.items():

@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from memcli.llm import LLMError
 from memcli.search.semantic import Embedder, unavailable
 
 
@@ -44,9 +45,8 @@ class Meaning:
         """A unit-length row per text (numpy float32), or None once the model has failed."""
         if self.error is not None:
             return None
-        import numpy as np
+        import numpy as np  # here: numpy is the optional `semantic` extra
 
-        from memcli.llm import LLMError
 
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
         self._load([k for k in dict.fromkeys(keys) if k not in self._mem])

@@ -10,10 +10,10 @@ working tree or the index is touched. Not a git repository, or no git: `availabl
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
 from bisect import bisect_right
 from pathlib import Path
 
+from memcli import git
 from memcli.workspace import STAGING_DIR
 
 TOPS = ("memory", "knowledge")
@@ -21,10 +21,9 @@ TOPS = ("memory", "knowledge")
 
 def _git(cwd: Path, *args: str, data: bytes | None = None) -> bytes | None:
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False)
-    except OSError:  # no git on this machine
+        return git.output(cwd, *args, data=data)
+    except git.GitFailed:  # not a repository, no commit, or no git on this machine
         return None
-    return done.stdout if done.returncode == 0 else None
 
 
 class MemoryHistory:
@@ -36,14 +35,11 @@ class MemoryHistory:
         self.commits: list[tuple[float, str]] = []  # (commit time, sha), oldest first
         self._trees: dict[str, dict[str, str]] = {}
         self._blobs: dict[str, bytes] = {}
-        top = _git(root, "rev-parse", "--show-toplevel")
-        if top is None:
-            self.top: Path | None = None
+        self.top: Path | None = git.top(root)
+        if self.top is None:
             self.note = "not a git repository: what the memory held before each session is unknown"
             return
-        self.top = Path(top.decode("utf-8", "surrogateescape").strip())
-        rel = root.resolve().relative_to(self.top.resolve()).as_posix()
-        self.prefix = "" if rel == "." else rel + "/"
+        self.prefix = git.prefix_in(self.top, root)
         log = _git(self.top, "log", "--format=%ct %H", "HEAD", "--", *(self.prefix + t for t in TOPS))
         for line in (log or b"").decode().splitlines():
             stamp, _, sha = line.partition(" ")

@@ -16,6 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from memcli.context import build_context
+from memcli.recordtext import decode, split
+from memcli.search import SearchIndex
+from memcli.tokens import get_counter
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -30,9 +36,7 @@ def without_anchors(data: bytes) -> bytes:
     """The record with its `anchors` field dropped (anything unreadable is returned as it is)."""
     if b"anchors" not in data:
         return data
-    import yaml
 
-    from memcli.recordtext import decode, split
 
     text = decode(data)[0]
     parts = split(text) if text is not None else "unreadable"
@@ -54,8 +58,6 @@ class Scratch:
     """A temporary workspace showing one past commit's records at a time."""
 
     def __init__(self, workspace: Workspace, embedder: Any = None) -> None:
-        from memcli.tokens import get_counter
-
         self.root = Path(tempfile.mkdtemp(prefix="memcli-eval-"))
         (self.root / "memory").mkdir()
         self.workspace = Workspace(self.root, workspace.config)
@@ -82,13 +84,9 @@ class Scratch:
         self.shown = dict(files)
 
     def context(self) -> ContextResult:
-        from memcli.context import build_context
-
         return build_context(self.workspace, counter=self.counter)
 
     def search(self, query: str, limit: int = TOP) -> list[SearchHit]:
-        from memcli.search import SearchIndex
-
         if self._index is None:
             self._index = SearchIndex(self.root)
         return self._index.search(query, limit=limit, embedder=self.embedder)

@@ -59,9 +59,6 @@ class Span:
     staging_id: str
     time: str
 
-    def covers(self, entry: Entry) -> bool:
-        return self.start <= entry.index <= self.end
-
 
 class Ledger:
     def __init__(self, path: Path) -> None:

@@ -10,7 +10,7 @@ from memcli.config import ExtractConfig
 from memcli.extract.ledger import Ledger, Span, session_key
 from memcli.extract.prepare import Chunk, Chunker, prepare
 from memcli.extract.remember import calls_in
-from memcli.sessions import read_entries
+from memcli.sessions import SessionReadError, read_entries
 from memcli.transcript.model import Entry, SessionInfo
 
 
@@ -125,7 +125,6 @@ def plan(infos: list[SessionInfo], ledger: Ledger, cfg: ExtractConfig, now: dt.d
     Each session is streamed, not loaded: memory holds the chunks of what is not yet extracted,
     never the whole transcript. A session found rewritten (rare) is read a second time, now as
     wholly unextracted."""
-    from memcli.sessions import SessionReadError
 
     out = Plan()
     idle = dt.timedelta(minutes=cfg.idle_minutes)

@@ -24,9 +24,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from memcli.extract.remember import Remembered, calls_in, is_remember
-from memcli.provenance import role_of
+from memcli.provenance import (
+    MAX_FLAGGED,
+    instruction_sentences,
+    norm,
+    role_of,
+    role_spans,
+    said_by_user,
+)
 from memcli.secrets import redact
 from memcli.transcript.model import Entry
 
@@ -250,3 +258,18 @@ def _best_level(sums: list[int], budget: int) -> int | None:
         if sums[level] <= budget:
             return level
     return None
+
+
+def provenance_of(chunk: Chunk) -> dict[str, list[Any]]:
+    """What `extract` records with a staging file: each sent entry's role (runs merged), and the
+    instruction-shaped sentences of the tool output it sent that the user did not say themselves."""
+    spans = role_spans((e.start, e.end, e.role) for e in chunk.entries)
+    said = norm(" ".join(p.text for e in chunk.entries for p in e.parts if p.cls == HUMAN))
+    flagged: list[dict[str, Any]] = []
+    for entry in chunk.entries:
+        for part in entry.parts:
+            shown = part.at(chunk.level) if part.cls == TOOL_OUTPUT else None
+            for sentence in instruction_sentences(shown[0]) if shown else ():
+                if not said_by_user(sentence, said) and len(flagged) < MAX_FLAGGED:
+                    flagged.append({"entry": entry.start, "text": sentence})
+    return {"roles": spans, "untrusted": flagged}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import cache
 from typing import Any
 
 from memcli.extract.prepare import Chunk
 from memcli.prompts import read as read_prompt
+from memcli.staging import ExtractedItems
+from memcli.tokens import EstimateCounter
 
 NAMES = ("system", "user")
 
@@ -35,10 +38,7 @@ def chunk_budget(context: int, configured: int) -> int:
     instructions, the answer schema and room for the answer, converted to prepare's units; never
     above `configured` (extract.chunk_tokens). The gateway's estimate (memcli.tokens) counts up to
     1.5x prepare's (1.5 vs 1 per CJK character, 1/3 vs 1/4 per ASCII one), hence the division."""
-    import json
 
-    from memcli.staging import ExtractedItems
-    from memcli.tokens import EstimateCounter
 
     count = EstimateCounter().count
     fixed = count(load("system")) + count(load("user")) + count(json.dumps(

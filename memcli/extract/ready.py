@@ -7,9 +7,11 @@ is missing, without importing litellm (finding it is enough).
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import TYPE_CHECKING
 
 from memcli.errors import ConfigError
+from memcli.llm import INSTALL_LINE, MODEL_ENV, resolve_model
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
@@ -23,12 +25,10 @@ def waiting_for_model(ws: Workspace | None) -> str | None:
     'waiting for a model: set memory.extract_model and pip install "memcli[llm]"'. Without a
     workspace (a user-scope hook install) only the environment's model (MEMCLI_EXTRACT_MODEL)
     counts."""
-    import os
 
-    from memcli.llm import _MODEL_ENV, INSTALL_LINE, resolve_model
 
     if ws is None:
-        configured = bool(os.environ.get(_MODEL_ENV["extract"]))
+        configured = bool(os.environ.get(MODEL_ENV["extract"]))
     else:
         try:
             resolve_model(ws, "extract")

@@ -14,15 +14,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli import history
-from memcli.errors import EXIT_INTERRUPTED, UsageError
+from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool, prompt, remember
 from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
+from memcli.extract.prepare import provenance_of
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
+from memcli.llm import (
+    DEFAULT_CONTEXT,
+    Gateway,
+    InvalidOutput,
+    LLMError,
+    MissingExtra,
+    RequestRefused,
+    context_tokens,
+    preload,
+    resolve_model,
+)
 from memcli.progress import note
-from memcli.provenance import of_chunk
 from memcli.records.models import Source
 from memcli.secrets import redact
+from memcli.sessions import discover
 from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
 
 if TYPE_CHECKING:
@@ -44,8 +56,6 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         redo: bool = False, ended: bool = False) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
     that keeps a running session from being extracted half-way does not apply."""
-    from memcli.llm import Gateway, preload, resolve_model
-    from memcli.sessions import discover
 
     if not dry_run and (redo or not stale):  # the model library loads while sessions are read
         note("extract: reading sessions…")
@@ -98,8 +108,6 @@ def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> i
     """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
     window (see memcli.llm.context_tokens). No model configured (a dry run, or only
     `memcli_remember` calls): the configured window, if any, else the default one."""
-    from memcli.errors import ConfigError
-    from memcli.llm import DEFAULT_CONTEXT, MissingExtra, context_tokens, resolve_model
 
     try:
         context = context_tokens(workspace, resolve_model(workspace, "extract", model))
@@ -111,8 +119,6 @@ def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> i
 def _gateway(workspace: Workspace, model: str | None, needed: bool) -> Gateway | ModelName:
     """The gateway when some chunk needs the model; else only the model's name, for the ledger (a
     run of `memcli_remember` calls alone needs no model, nor a configured one)."""
-    from memcli.errors import ConfigError
-    from memcli.llm import Gateway, resolve_model
 
     if needed:
         return Gateway.from_config(workspace, "extract", model)
@@ -165,7 +171,7 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
 
 def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace, version: str,
              quiet: bool, gate: pool.Gate) -> Iterator[Result]:
-    from rich.console import Console
+    from rich.console import Console  # here: --json and the hook's worker draw no progress bar
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
@@ -225,8 +231,6 @@ def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
 
 def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
          gate: pool.Gate) -> Result:
-    from memcli.llm import InvalidOutput, LLMError, RequestRefused
-
     if gate.abort.is_set():
         return Result(w, "skipped")
     start, end = w.chunk.range
@@ -286,7 +290,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
                                           completion_tokens=usage.completion_tokens,
                                           cost_usd=usage.cost_usd),
-                              items=items, provenance=of_chunk(w.chunk))
+                              items=items, provenance=provenance_of(w.chunk))
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                       gateway.model, file_id)

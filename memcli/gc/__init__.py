@@ -6,6 +6,7 @@ why` reads git through memcli.gc.drift) does not pay for the report and the Lint
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,6 +27,5 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'memcli.gc' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(f"memcli.gc.{home}"), name)

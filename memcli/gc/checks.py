@@ -4,31 +4,16 @@ unreferenced knowledge. Each takes parsed records and returns candidates; none r
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from memcli.gc.model import Candidate
 from memcli.lint.finding import Finding
-from memcli.records.parse import ParsedRecord
-from memcli.workspace import Kind
 
 if TYPE_CHECKING:
     from memcli.gc.facts import GcFacts
 
 BLOAT_CODES = ("similar-slugs", "sources-overflow", "low-value-large", "replaced-chain-long")
-
-_SLUG = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
-# The ways one record names another knowledge record in text (frontmatter included).
-# The leading lookahead only restates each branch's first character: it lets the scan reject most
-# positions at once instead of trying three branches with lookbehinds at every character.
-_REFERENCES = re.compile(
-    r"(?=[#`k])"
-    rf"(?:(?<![\w#&/])#(?P<hash>{_SLUG})(?![\w-])"  # #slug (not C#, &#38;, a/b#c)
-    rf"|`(?P<tick>{_SLUG})`"  # `slug`
-    rf"|(?<![\w-])knowledge/(?P<path>{_SLUG})\.md)"  # knowledge/slug.md, ../knowledge/slug.md
-)
-
 
 def bloat_candidates(findings: Iterable[Finding]) -> list[Candidate]:
     """The Linter's bloat warnings as candidates (the Linter stays the one place that computes them)."""
@@ -88,25 +73,11 @@ def replaced_candidates(records: Iterable[GcFacts], now: dt.datetime, replaced_d
     return out
 
 
-def referenced_slugs(rec: ParsedRecord) -> set[str]:
-    """Slugs a record names: `#slug`, `` `slug` ``, `knowledge/slug.md`, `requires`, `replaced_by`."""
-    found = {m.group(m.lastgroup) for m in _REFERENCES.finditer(rec.text) if m.lastgroup}
-    meta = rec.meta or {}
-    requires = meta.get("requires")
-    if isinstance(requires, list):
-        found.update(r for r in requires if isinstance(r, str))
-    if isinstance(meta.get("replaced_by"), str):
-        found.add(meta["replaced_by"])
-    if rec.kind is Kind.KNOWLEDGE:
-        found.discard(rec.slug or "")  # naming itself is not a reference
-    return found
-
-
 def unreferenced_candidates(
     knowledge: dict[str, str], references: Iterable[Iterable[str]], resident: set[str]
 ) -> list[Candidate]:
     """Knowledge (slug → path) that no other record names (`references`: the `referenced_slugs` of
-    every readable record) and that `memcli context` does not show."""
+    every readable record, memcli.gc.facts) and that `memcli context` does not show."""
     referenced: set[str] = set()
     for slugs in references:
         referenced.update(slugs)

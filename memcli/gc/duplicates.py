@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rapidfuzz import fuzz
+
 from memcli.workspace import Kind
 
 SHINGLE = 3  # tokens per shingle
@@ -103,7 +105,6 @@ def group_duplicates(
     """`near_duplicates` over sketches computed earlier; `text_of(path)` gives a normalised body,
     asked only for the bodies of candidate pairs whose score `scores` (keyed by both digests and
     the cutoff) does not already know."""
-    from rapidfuzz import fuzz
 
     cutoff = struct.pack("<d", similarity)
 

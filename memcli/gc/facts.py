@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from dataclasses import dataclass, fields
 
+from memcli import __version__
 from memcli.codekey import code_fingerprint
-from memcli.gc.checks import referenced_slugs
+from memcli.context import one_line
 from memcli.gc.drift import mentions
 from memcli.gc.duplicates import DUPLICATE_KINDS, TokenHashes, normalise, sample
 from memcli.records.parse import ParsedRecord
@@ -27,8 +29,19 @@ from memcli.workspace import Kind
 
 _FORMAT = 4
 # Code whose change can change a record's facts.
-_CODE = ("gc", "records", "anchors.py", "context.py", "tokens.py", "workspace.py", "slug.py", "secrets.py",
+_CODE = ("gc", "records", "anchors.py", "context", "tokens.py", "workspace.py", "slug.py", "secrets.py",
          "__init__.py")
+
+_SLUG = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+# The ways one record names another knowledge record in text (frontmatter included).
+# The leading lookahead only restates each branch's first character: it lets the scan reject most
+# positions at once instead of trying three branches with lookbehinds at every character.
+_REFERENCES = re.compile(
+    r"(?=[#`k])"
+    rf"(?:(?<![\w#&/])#(?P<hash>{_SLUG})(?![\w-])"  # #slug (not C#, &#38;, a/b#c)
+    rf"|`(?P<tick>{_SLUG})`"  # `slug`
+    rf"|(?<![\w-])knowledge/(?P<path>{_SLUG})\.md)"  # knowledge/slug.md, ../knowledge/slug.md
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +84,6 @@ def facts_of(rec: ParsedRecord, hashes: TokenHashes | None = None) -> GcFacts:
         sketch = tuple(sample(text, hashes))
     entry = None
     if rec.kind is Kind.KNOWLEDGE:
-        from memcli.context import one_line
-
         entry = (model.kind, one_line(model.description), bool(model.model_invocation))
     return GcFacts(
         rec.path, rec.ok, True, model.updated_at.isoformat(), status, replaced_by, references,
@@ -82,8 +93,6 @@ def facts_of(rec: ParsedRecord, hashes: TokenHashes | None = None) -> GcFacts:
 
 
 def _fingerprint() -> str:
-    from memcli import __version__
-
     return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}").hex()
 
 
@@ -134,3 +143,17 @@ class FactsCache:
     def save(self) -> None:
         """Keep what this run used (a report covers the whole workspace)."""
         self.entries.save(whole=True)
+
+
+def referenced_slugs(rec: ParsedRecord) -> set[str]:
+    """Slugs a record names: `#slug`, `` `slug` ``, `knowledge/slug.md`, `requires`, `replaced_by`."""
+    found = {m.group(m.lastgroup) for m in _REFERENCES.finditer(rec.text) if m.lastgroup}
+    meta = rec.meta or {}
+    requires = meta.get("requires")
+    if isinstance(requires, list):
+        found.update(r for r in requires if isinstance(r, str))
+    if isinstance(meta.get("replaced_by"), str):
+        found.add(meta["replaced_by"])
+    if rec.kind is Kind.KNOWLEDGE:
+        found.discard(rec.slug or "")  # naming itself is not a reference
+    return found

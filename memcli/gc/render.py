@@ -39,7 +39,7 @@ def _short(evidence: dict[str, Any]) -> str:
 
 
 def render_text(report: GcReport, console: Console) -> None:
-    from rich.table import Table
+    from rich.table import Table  # here: gc-report --json never loads rich
 
     from memcli.tables import print_table
 

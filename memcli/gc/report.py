@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 
+from memcli.anchors import AnchorChecker
 from memcli.config import as_dict
 from memcli.context import Entry, order_entries
 from memcli.gc.checks import (
@@ -23,6 +24,7 @@ from memcli.gc.usage import UsageMetrics, unused_candidates, usage_evidence
 from memcli.lint import lint
 from memcli.lint.cache import ResultCache
 from memcli.lint.snapshot import Snapshot
+from memcli.records.anchors import Anchor
 from memcli.workspace import Kind, Workspace, locate
 
 
@@ -137,7 +139,6 @@ def build_report(
 
 def anchor_candidates(root: Path, valid: list[GcFacts]) -> list[Candidate]:
     """Code drift of declared anchors: the same check `memcli context`, `search` and the Linter make."""
-    from memcli.anchors import Anchor, AnchorChecker
 
     anchored = [f for f in valid if f.anchors]
     groups = [[Anchor(path, symbol or None) for path, symbol in f.anchors] for f in anchored]

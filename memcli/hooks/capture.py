@@ -28,11 +28,15 @@ import datetime as dt
 import hashlib
 import os
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from memcli import history
 from memcli.agents import registry
+from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
+from memcli.git.group import pid_alive
 from memcli.hooks.start import find_workspace
 from memcli.workspace import Workspace
 
@@ -60,10 +64,6 @@ def _napper(marker: Path) -> Callable[[float], None]:
 
 
 def _claim(path: Path) -> bool:
-    # imported here and below: a worker started outside a workspace (a Codex turn end in any folder)
-    # stops before it needs any of it
-    from memcli.consolidate.lock import pid_alive
-
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(2):
         try:
@@ -85,6 +85,8 @@ def _claim(path: Path) -> bool:
 
 
 def _locate(ws: Workspace, session: str | None, transcript: str | None):
+    # here: a worker another one already waits for (every Codex turn end but the first) stops
+    # before it reads a session
     from memcli.sessions.discover import UnknownSession, discover, find_session
 
     if transcript and Path(transcript).is_file():
@@ -112,10 +114,6 @@ def _idle_left(info, idle_minutes: float, now: dt.datetime) -> float:
 
 
 def _record(ws: Workspace, started: str, session: str | None, result: str, **why: str) -> None:
-    import uuid
-
-    from memcli import history
-
     history.record(ws, "extract", {"run_id": f"extract-hook-{uuid.uuid4().hex[:12]}",
                                    "started_at": started, "finished_at": history.now(),
                                    "result": result, "trigger": "hook", "session": session, **why})
@@ -146,8 +144,6 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                 marker.touch()
         return EXIT_OK
     sleep = sleep or _napper(marker)
-    from memcli import history
-
     started = history.now()
     try:
         waited = 0.0
@@ -167,12 +163,13 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                 pause = min(pause + 1.0, 300.0)  # re-read: the session may go on meanwhile
             sleep(pause)
             waited += pause
+        # here: extraction is most of what the worker imports, and only once there is work
         from memcli.extract.run import run as extract_run
 
         try:
             return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
-            from memcli.extract.ready import waiting_for_model
+            from memcli.extract.ready import waiting_for_model  # here: with extract.run, as above
 
             waiting = waiting_for_model(ws)
             if waiting is not None:  # a state, not a failure: its memcli_remember calls are staged
@@ -181,8 +178,6 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
             _fail(ws, started, info.session_id, str(exc))
             return exc.exit_code
         except Exception as exc:  # noqa: BLE001 - recorded for `memcli status`, logged in full
-            from memcli.boundary import _write_crash_log
-
             log = _write_crash_log(exc)
             _fail(ws, started, info.session_id, f"internal error ({type(exc).__name__}: {exc}); "
                   f"details in {log}")

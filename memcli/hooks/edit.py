@@ -3,7 +3,11 @@ through tomlkit, which keeps comments and layout). Pure functions: text in, text
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
 
 from memcli.agents import jsonedit
 from memcli.agents.targets import ConfigFile, Entry
@@ -26,9 +30,6 @@ def _json_doc(cf: ConfigFile, text: str) -> jsonedit.Document:
 
 
 def _toml_doc(cf: ConfigFile, text: str) -> Any:
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
     try:
         return tomlkit.parse(text)
     except TOMLKitError as exc:
@@ -160,8 +161,6 @@ def _top_level_value(entry: Entry) -> bool:
 # ---- TOML ---------------------------------------------------------------------------------------
 
 def _toml_value(value: Any) -> Any:
-    import tomlkit
-
     if isinstance(value, dict):
         table = tomlkit.table()
         for k, v in value.items():
@@ -176,8 +175,6 @@ def _toml_value(value: Any) -> Any:
 
 
 def _toml_block(entry: Entry) -> str:
-    import tomlkit
-
     doc = tomlkit.document()
     _toml_add(doc, entry)
     return doc.as_string()
@@ -187,8 +184,6 @@ def _toml_append(cf: ConfigFile, text: str, entry: Entry) -> str:
     """`text` with the entry as a block of its own at the end, after a blank line: the user's
     tables and the comments above them stay where they were. Where TOML forbids that (the
     table was written inline, `mcp_servers = {...}`), tomlkit inserts it instead."""
-    import tomllib
-
     sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
     new = text + sep + _toml_block(entry)
     try:
@@ -216,8 +211,6 @@ def _toml_cut_block(text: str, entry: Entry) -> str:
 
 
 def _toml_add(doc: Any, entry: Entry) -> None:
-    import tomlkit
-
     node = doc
     for key in entry.path[:-1] if entry.key is None else entry.path:
         if key not in node:

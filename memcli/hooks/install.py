@@ -24,8 +24,10 @@ from memcli.agents import registry
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
 from memcli.atomicio import atomic_delete, atomic_write_text
-from memcli.errors import EXIT_OK, UsageError
+from memcli.errors import EXIT_OK, ConfigError, UsageError
+from memcli.extract.ready import waiting_for_model
 from memcli.hooks import edit
+from memcli.workspace import Workspace, find_root
 
 ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
 
@@ -165,8 +167,6 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
 
 
 def _project_root() -> Path | None:
-    from memcli.workspace import find_root
-
     try:
         return find_root(Path.cwd())
     except OSError:
@@ -175,10 +175,6 @@ def _project_root() -> Path | None:
 
 def _capture_waiting(root: Path | None) -> str | None:
     """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
-    from memcli.errors import ConfigError
-    from memcli.extract.ready import waiting_for_model
-    from memcli.workspace import Workspace
-
     try:
         ws = Workspace.open(root) if root is not None else None
     except ConfigError:

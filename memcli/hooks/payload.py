@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
 
 MAX_PAYLOAD = 1024 * 1024
@@ -27,8 +29,6 @@ def read_payload(stream: IO[bytes] | None) -> dict[str, Any]:
     data = b""
     try:
         if os.name == "posix":
-            import select
-
             deadline = time.monotonic() + STDIN_WAIT_S
             while len(data) < MAX_PAYLOAD:
                 left = deadline - time.monotonic()
@@ -53,8 +53,6 @@ def _text(payload: dict[str, Any], key: str) -> str | None:
 
 def guarded(work: Callable[[], int]) -> int:
     """Run `work`; an error of ours means nothing to do, a bug goes to the crash log; exit 0."""
-    from memcli.boundary import _write_crash_log
-
     try:
         work()
     except MemcliError:

@@ -45,6 +45,7 @@ def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path |
         ws = find_workspace(read_payload(stream).get("cwd"), workspace)
         if ws is None:
             return EXIT_OK
+        # here: a session started outside a workspace (a hook installed for the user) stops above
         from memcli.context import build_context
 
         result = build_context(ws)

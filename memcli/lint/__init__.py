@@ -6,6 +6,7 @@ workspace through `memcli.lint.snapshot` and need none of the rules.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,6 +22,5 @@ _HOME = {"lint": "memcli.lint.engine", "lint_change": "memcli.lint.engine", "Fin
 def __getattr__(name: str) -> Any:
     if name not in _HOME:
         raise AttributeError(f"module 'memcli.lint' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(_HOME[name]), name)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from memcli import __version__
 from memcli.codekey import code_fingerprint
 from memcli.config import LintConfig, as_dict
 from memcli.lint.finding import Finding, Severity
@@ -26,8 +27,6 @@ _CODE = ("lint", "records", "anchors.py", "secrets.py", "slug.py", "workspace.py
 
 
 def fingerprint(config: LintConfig) -> str:
-    from memcli import __version__
-
     return code_fingerprint(_CODE, f"{_FORMAT}:{__version__}:{json.dumps(as_dict(config))}").hex()
 
 

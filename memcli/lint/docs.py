@@ -1,4 +1,5 @@
-"""Rule documentation from the registry: `memcli rules [CODE]` and `docs/rules.md`.
+"""Rule documentation from the registry: `memcli rules [CODE]` (memcli.commands.rules) and
+`docs/rules.md`.
 
 The docstring of each rule class is its documentation (what, why, a passing and a failing
 example), so the docs cannot drift from the code: `docs/rules.md` is generated from here
@@ -7,15 +8,17 @@ example), so the docs cannot drift from the code: `docs/rules.md` is generated f
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 from pathlib import Path
 
-from memcli.errors import EXIT_OK, UsageError
+from memcli.config import LintConfig
+from memcli.errors import UsageError
 from memcli.lint.registry import RULES
 from memcli.lint.rules.base import Rule, Scope
 
-_SCOPE = {Scope.FILE: "file", Scope.WORKSPACE: "whole workspace", Scope.TOOL: "tool path only"}
+SCOPE = {Scope.FILE: "file", Scope.WORKSPACE: "whole workspace", Scope.TOOL: "tool path only"}
 
 
 def doc_of(rule: Rule) -> str:
@@ -40,7 +43,7 @@ def codes_table() -> str:
     rows = ["| code | alias | severity | scope | what |", "| --- | --- | --- | --- | --- |"]
     for rule in RULES:
         what = what_of(rule).replace("|", "\\|")
-        rows.append(f"| `{rule.code}` | {rule.alias} | {rule.severity} | {_SCOPE[rule.scope]} | {what} |")
+        rows.append(f"| `{rule.code}` | {rule.alias} | {rule.severity} | {SCOPE[rule.scope]} | {what} |")
     return "\n".join(rows)
 
 
@@ -65,7 +68,7 @@ def render_markdown() -> str:
     ]
     for rule in RULES:
         parts += [
-            f"## `{rule.code}` ({rule.alias}, {rule.severity}, {_SCOPE[rule.scope]})",
+            f"## `{rule.code}` ({rule.alias}, {rule.severity}, {SCOPE[rule.scope]})",
             "",
             doc_of(rule),
             "",
@@ -75,45 +78,10 @@ def render_markdown() -> str:
 
 def settings_of(rule: Rule) -> list[str]:
     """The `[lint]` thresholds a rule reads (the fields its code names)."""
-    import dataclasses
 
-    from memcli.config import LintConfig
 
     source = inspect.getsource(type(rule))
     return [f.name for f in dataclasses.fields(LintConfig) if f".{f.name}" in source]
-
-
-def _workspace_config(workspace: Path | None):
-    """The workspace's config (`-w`, or the one above the current directory); None outside any."""
-    from memcli.errors import WorkspaceNotFound
-    from memcli.workspace import Workspace
-
-    try:
-        return Workspace.open(workspace)
-    except WorkspaceNotFound:
-        if workspace is not None:
-            raise
-        return None
-
-
-def run(code: str | None = None, workspace: Path | None = None) -> int:
-    """`memcli rules`: list every code, or print one rule's documentation (with the thresholds the
-    workspace sets for it)."""
-    if code is None:
-        width = max(len(r.code) for r in RULES)
-        for rule in RULES:
-            print(f"{rule.alias}  {rule.code:<{width}}  {rule.severity:<7}  {what_of(rule)}")
-        return EXIT_OK
-    rule = find_rule(code)
-    print(f"{rule.code} ({rule.alias}, {rule.severity}, {_SCOPE[rule.scope]})\n")
-    print(doc_of(rule))
-    names = settings_of(rule)
-    ws = _workspace_config(workspace) if names else None
-    if ws is not None:
-        lint = ws.config.lint
-        values = ", ".join(f"{name} = {getattr(lint, name)}" for name in names)
-        print(f"\nIn {ws.root}: [lint] {values}")
-    return EXIT_OK
 
 
 if __name__ == "__main__":  # python -m memcli.lint.docs [--write PATH]

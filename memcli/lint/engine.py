@@ -6,9 +6,10 @@ from collections.abc import Iterable
 
 from memcli.lint.finding import Finding
 from memcli.lint.parallel import check_in_parallel, procs_for
-from memcli.lint.registry import FILE_RULES, TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
+from memcli.lint.record import record_findings
+from memcli.lint.registry import TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
 from memcli.lint.rules.base import Change, Context
-from memcli.lint.snapshot import RecordFacts, Snapshot
+from memcli.lint.snapshot import Snapshot
 from memcli.workspace import Workspace, locate
 
 
@@ -33,27 +34,6 @@ def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> li
         for path in records:
             out.extend(record_findings(snapshot, path, ctx))
     return out
-
-
-def record_findings(snapshot: Snapshot, path: str, ctx: Context) -> list[Finding]:
-    cache = snapshot.cache
-    key = snapshot.content_key(path)  # None for a proposed change or without a cache
-    if cache is not None and key is not None:
-        cached = cache.findings(path, key)
-        if cached is not None:
-            return cached
-    found, facts = check_file(snapshot, path, ctx)
-    snapshot.note_facts(path, facts)
-    if cache is not None and key is not None:
-        cache.put_findings(key, found)
-    return found
-
-
-def check_file(snapshot: Snapshot, path: str, ctx: Context) -> tuple[list[Finding], RecordFacts]:
-    """The file rules' findings on one record, and its reference facts (no cache involved)."""
-    rec = snapshot.parse(path)
-    found = [f for rule in FILE_RULES for f in rule.check_record(rec, ctx)]
-    return found, RecordFacts.of(rec, snapshot.raw(path)[0])
 
 
 def _workspace_findings(ctx: Context) -> list[Finding]:

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, TextIO
 
+from memcli import __version__
 from memcli.lint.finding import Finding
+from memcli.lint.registry import RULES
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,7 +40,7 @@ def render_plain(findings: Sequence[Finding], files: int, out: TextIO) -> None:
 
 def render_text(findings: Sequence[Finding], files: int, console: Console) -> None:
     """Human output: grouped per file, `path:line: code message`, one total line."""
-    from rich.text import Text
+    from rich.text import Text  # here: the commit hook's plain output never loads rich
 
     for path, group in groupby(findings, key=lambda f: f.path):
         console.print(Text(path, style="bold underline"))
@@ -87,9 +89,6 @@ def render_github(findings: Sequence[Finding], files: int, prefix: str = "") -> 
 
 
 def render_sarif(findings: Sequence[Finding], files: int) -> str:
-    from memcli import __version__
-    from memcli.lint.registry import RULES
-
     rules = [
         {
             "id": r.code,

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding
+from memcli.lint.record import check_file, record_findings
+from memcli.lint.rules.base import Context
 from memcli.lint.snapshot import RecordFacts, Snapshot
-
-if TYPE_CHECKING:
-    from memcli.lint.rules.base import Context
 
 MIN_FILES = 2000  # files to check before a second process pays for itself
 MAX_PROCS = 8
@@ -46,8 +44,6 @@ def procs_for(snapshot: Snapshot, count: int) -> int:
 
 
 def _check_share(snapshot: Snapshot, paths: list[str], ctx: Context) -> list[_Result]:
-    from memcli.lint.engine import check_file
-
     out: list[_Result] = []
     cache = snapshot.cache
     for path in paths:
@@ -77,7 +73,7 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
     if pid == 0:  # the helper: compute, hand the results over, and leave without cleanup
         code = 1
         try:
-            import pickle
+            import pickle  # here: only a lint of thousands of files forks helpers
 
             os.close(read)
             results = _check_share(snapshot, paths, ctx)
@@ -111,8 +107,6 @@ def check_in_parallel(
 ) -> dict[str, list[Finding]]:
     """Findings of the record files `paths`, checked by `procs` processes; the results (facts,
     cache entries) are adopted into `snapshot` and its cache as if checked here."""
-    from memcli.lint.engine import record_findings
-
     shares = [paths[i::procs] for i in range(procs)]
     # What the helpers will ask the store and the cache, read now: a forked helper must not use
     # the parent's database connection.

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
 from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
+from memcli.store import content_hash
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ class Snapshot:
     ) -> None:
         self.workspace = workspace
         self.root = workspace.root
-        self._root_prefix = os.path.join(workspace.root, "")  # root + separator, for fast joins
         self.config: LintConfig = workspace.config.lint
         self.overlay = dict(overlay or {})
         self._base_files = list(files) if files is not None else None
@@ -159,7 +159,7 @@ class Snapshot:
 
     def _read_only(self, path: str, data: bytes) -> ParsedRecord:
         """The record as parsed for its raw values (no field validation; facts need none)."""
-        from memcli.records.parse import parse_record
+        from memcli.records.parse import parse_record  # here: a warm commit hook parses no record
 
         rec = self._records.get(path)
         if rec is not None:
@@ -201,24 +201,16 @@ class Snapshot:
                     self._kept[path] = found
         if found is None or found[1] is None:
             return None
-        from memcli.store import codec, content_hash
 
         if content_hash(data) != found[0]:
             return None  # changed since the store read it
+        from memcli.store import codec  # here: a warm commit hook decodes no kept record
+
         return codec.decode(found[1])
 
     def note_facts(self, path: str, facts: RecordFacts) -> None:
         """Facts of a record already parsed, so the reference rules need not parse it again."""
         self._facts[path] = facts
-
-    def records_with(self, kind: Kind, needle: bytes) -> list[ParsedRecord]:
-        """Parsed records of `kind` whose raw bytes contain `needle` (a cheap pre-filter)."""
-        out = []
-        for path in self.slugs[kind].values():
-            data, _ = self.raw(path)
-            if data is not None and needle in data:
-                out.append(self.record(path))
-        return out
 
     def content_key(self, path: str) -> bytes | None:
         """The result-cache key of a file on disk: from the store when it keeps the file (the file
@@ -228,8 +220,7 @@ class Snapshot:
             return None
         if path in self._keys:
             return self._keys[path]
-        from memcli.store import content_hash
-        from memcli.store.cache import content_key
+        from memcli.store.cache import content_key  # here: only the result cache needs it
 
         if self._stored(path):
             key: bytes | None = content_key(path, self._hashes[path])
@@ -285,10 +276,6 @@ class Snapshot:
             kept, overlay = self._hashes, self.overlay
             self._memo[key] = [p for p in self.slugs[kind].values() if p not in kept or p in overlay]
         return self._memo[key]
-
-    @staticmethod
-    def folder_of(kind: Kind) -> str:
-        return KIND_DIRS.get(kind, "memory")
 
     def adopt(self, results: Iterable[tuple[str, bytes | None, Any, RecordFacts | None]]) -> None:
         """Take over what a helper process learned checking some files: (path, content key,

@@ -8,7 +8,7 @@ logged on stderr and reported to the client as a failed call, and the server kee
 
 Every result carries structured content, a JSON object declared as the tool's outputSchema
 (memcli.mcpserver.shapes), beside its text. Agents give a server about a second to answer
-`initialize` (docs/mcp.md): the executable comes here without Typer (memcli/entry.py), and what
+`initialize` (docs/mcp.md): the executable comes here without Typer (memcli/lean.py), and what
 the tools need (search, context, sessions) is imported at their first call. Importing the SDK
 is most of the start-up; any of its modules imports the whole package, so the high-level
 MCPServer costs no more to load than the low-level Server. The server never imports litellm.
@@ -18,9 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.types import CallToolResult  # in the tools' annotations, which the SDK evaluates here
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import (
+    CallToolResult,  # in the tools' annotations, which the SDK evaluates here
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field
 
+from memcli import __version__
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.mcpserver import shapes, tools
 
@@ -40,11 +47,7 @@ SearchType = Literal["decision", "request", "knowledge", "summary", "workflow"]
 
 def build_server(ws: Workspace) -> Any:
     """The MCPServer with the five memcli tools bound to `ws`."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import TextContent, ToolAnnotations
 
-    from memcli import __version__
 
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -123,18 +126,10 @@ def build_server(ws: Workspace) -> Any:
     return server
 
 
-def run(ws: Workspace) -> int:
+def serve(ws: Workspace) -> int:
+    """Serve `ws` over stdio until the agent closes the connection (`memcli mcp`)."""
     try:
         build_server(ws).run("stdio")
     except* BrokenPipeError:
         pass  # the agent closed its end first: nobody is left to answer
     return EXIT_OK
-
-
-def main(path: str | None) -> int:
-    """The executable's lean path (memcli/entry.py): open the workspace and serve, without Typer."""
-    from pathlib import Path
-
-    from memcli.workspace import Workspace
-
-    return run(Workspace.open(None if path is None else Path(path)))

@@ -15,7 +15,8 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memcli.errors import MemcliError
+from memcli.errors import MemcliError, UsageError
+from memcli.workspace import KIND_DIRS, SUMMARY_PATH
 
 if TYPE_CHECKING:
     from memcli.mcpserver.shapes import (
@@ -50,17 +51,15 @@ def _as_json(data: Any) -> str:
 
 
 def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> Reply:
-    from memcli.search import search as ranked
-    from memcli.search.hit import with_anchor_marks
-    from memcli.search.text import query_groups
+    from memcli.search import query as service  # here: the handshake is answered before the index loads
+    from memcli.search.hit import hits_json
 
-    if not query.strip() or not query_groups(query):
-        raise ToolFailure("the query has no letters or digits to search for; give a few words, "
-                          "e.g. 'sqlite backup' or 'デプロイ 手順'")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise ToolFailure(f"limit must be between 1 and {MAX_LIMIT} (got {limit})")
-    hits = with_anchor_marks(ws.root, ranked(ws, query, types=types or None, limit=limit))
-    data: SearchResult = {"query": query, "hits": [hit.to_json() for hit in hits]}  # type: ignore[misc]
+    try:
+        service.check(query, types=types, limit=limit, max_limit=MAX_LIMIT, flag="")
+    except UsageError as exc:
+        raise ToolFailure(str(exc)) from None
+    hits = service.answer(ws, query, types=types, limit=limit, lexical=True).hits
+    data: SearchResult = {"query": query, "hits": hits_json(hits)}  # type: ignore[misc]
     if not hits:
         data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."
     return Reply(_as_json(data), data)
@@ -69,6 +68,7 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
 def _record_path(ws: Workspace, record: str) -> str:
     """The workspace-relative path of a record named by its slug or by its path, confined to the
     record folders (a link that leads out of them is refused, whichever way it was named)."""
+    # here: the handshake loads no tool's code (docs/mcp.md)
     from memcli.tools.paths import PathRefused, confine
 
     name = record.strip()
@@ -81,9 +81,8 @@ def _record_path(ws: Workspace, record: str) -> str:
 
 
 def _slug_path(ws: Workspace, slug: str) -> str:
-    import difflib
+    import difflib  # here: the handshake loads no tool's code
 
-    from memcli.workspace import KIND_DIRS, SUMMARY_PATH
 
     if slug == "summary":
         return SUMMARY_PATH
@@ -119,7 +118,7 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
 def _notes(ws: Workspace, rel: str, text: str, why: bool) -> ReadResult:
     """What memcli knows about the record beyond its text: anchors that no longer hold, and on
     request its story (`memcli why --json`: commits and reasons, Sources with who said them, usage)."""
-    from memcli.anchors import stale_anchors
+    from memcli.anchors import stale_anchors  # here: the handshake loads no tool's code
 
     stale = [issue.message for issue in stale_anchors(ws.root, [rel]).get(rel, [])]
     data: ReadResult = {"path": rel, "text": text, "stale_anchors": stale}
@@ -138,7 +137,7 @@ def _render_notes(data: ReadResult) -> str:
 
 
 def context(ws: Workspace, budget: int | None = None) -> Reply:
-    from memcli.context import build_context
+    from memcli.context import build_context  # here: the handshake loads no tool's code
 
     result = build_context(ws, budget)
     data: ContextResult = result.to_json_dict()  # type: ignore[assignment]
@@ -147,7 +146,7 @@ def context(ws: Workspace, budget: int | None = None) -> Reply:
 
 def _redacted(entry: Entry) -> Entry:
     """The entry with every text redacted before anything is cut (a cut never splits a secret)."""
-    from memcli.secrets import redact
+    from memcli.secrets import redact  # here: the handshake loads no tool's code
 
     def args(value: dict[str, Any] | str) -> dict[str, Any] | str:
         clean = redact(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))[0]
@@ -168,9 +167,9 @@ def source(ws: Workspace, session: str, start: int, end: int) -> Reply:
     """Entries `start..end` (file lines, as a Source holds them) of a session, as `memcli source`
     prints them, but redacted as `memcli extract` redacts, each cut to ENTRY_MAX_CHARS and at most
     SOURCE_MAX_CHARS in all."""
-    from memcli.extract.prepare import cut
-    from memcli.sessions.commands import select
+    from memcli.extract.prepare import cut  # here: the handshake loads no tool's code
     from memcli.sessions.discover import find_session
+    from memcli.sessions.query import select
     from memcli.sessions.render import entry_text
 
     if start < 0 or end < start:

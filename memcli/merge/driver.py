@@ -10,11 +10,12 @@ side's text in place, in conflict.
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memcli import git
 from memcli.merge.check import problems
 from memcli.merge.fields import MARKER, merge_body, merge_fields
 from memcli.merge.side import Side, Unreadable, read_side
@@ -40,16 +41,7 @@ def _encode(text: str, style: Side) -> bytes:
 
 def _text_merge(base: bytes, ours: bytes, theirs: bytes, why: str) -> Outcome:
     """git's own line merge of the raw files: markers where the lines conflict, a conflict always."""
-    import os
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="memcli-merge-") as tmp:
-        names = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            Path(tmp, name).write_bytes(data)
-            names.append(os.path.join(tmp, name))
-        done = subprocess.run(["git", "merge-file", "-p", f"--marker-size={MARKER}", "-L", "ours", "-L",
-                               "base", "-L", "theirs", *names], capture_output=True, check=False)
+    done = git.merge_file(ours, base, theirs)
     merged = done.stdout if 0 <= done.returncode <= 127 and done.stdout else ours
     return Outcome(merged, [why + "; merged as plain text, check the result"])
 
@@ -101,7 +93,6 @@ def merge(base: bytes, ours: bytes, theirs: bytes, path: str) -> Outcome:
 
 def run(base: Path, ours: Path, theirs: Path, path: str) -> int:
     """Merge the files git named, write the result over `ours`; 0 clean, 1 conflict."""
-    import os
 
     outcome = merge(base.read_bytes(), ours.read_bytes(), theirs.read_bytes(), path)
     # `ours` is git's own temporary file: replaced whole (git never reads half a result), but not
@@ -121,6 +112,6 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         return run(Path(argv[0]), Path(argv[1]), Path(argv[2]), argv[3])
-    except OSError as exc:
+    except (OSError, git.GitFailed) as exc:  # an unreadable side, no git: a failed driver is a conflict
         print(f"Error: memcli merge-driver: {exc}", file=sys.stderr)
         return 2

@@ -12,21 +12,19 @@ around the two sides' lines.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from memcli import git
 from memcli.merge.side import Side
 
 SOURCE_KEYS = frozenset({"sources", "last_sources", "last_rewritten_from_range"})
 # Lists of independent items (code anchors): merged item by item, each side's additions and removals kept.
 SET_KEYS = frozenset({"anchors"})
-MARKER = 7
+MARKER = git.MARKER
 _MISSING = object()
 
 
@@ -205,17 +203,7 @@ def merge_body(base: str, ours: str, theirs: str) -> tuple[str, int]:
         return ours, 0
     if ours == base:
         return theirs, 0
-    with tempfile.TemporaryDirectory(prefix="memcli-merge-") as tmp:
-        names = []
-        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
-            path = os.path.join(tmp, name)
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            names.append(path)
-        done = subprocess.run(
-            ["git", "merge-file", "-p", f"--marker-size={MARKER}", "-L", "ours", "-L", "base", "-L", "theirs",
-             *names], capture_output=True, check=False,
-        )
+    done = git.merge_file(ours.encode("utf-8"), base.encode("utf-8"), theirs.encode("utf-8"))
     if done.returncode < 0 or done.returncode > 127:
         raise OSError(f"git merge-file failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout.decode("utf-8"), done.returncode

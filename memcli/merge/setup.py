@@ -4,10 +4,11 @@ the driver command in this clone's git config (which does not travel: every clon
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from memcli import git
 from memcli.atomicio import atomic_write_text
+from memcli.errors import MemcliError
 
 DRIVER_NAME = "memcli"
 DRIVER_COMMAND = "memcli merge-driver %O %A %B %P"
@@ -18,19 +19,20 @@ ATTRIBUTE_LINES = (
 )
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+def _config(root: Path, *args: str) -> str | None:
+    """`git config ARGS`: what it printed, or None when it failed (an unset key: exit 1)."""
+    return git.text(root, "config", *args)
 
 
 def in_git_repo(root: Path) -> bool:
-    return _git(root, "rev-parse", "--git-dir").returncode == 0
+    return git.text(root, "rev-parse", "--git-dir") is not None
 
 
 def driver_configured(root: Path) -> bool | None:
     """Whether this clone runs memcli's driver for records; None outside a git repository."""
     if not in_git_repo(root):
         return None
-    return _git(root, "config", "--get", f"merge.{DRIVER_NAME}.driver").stdout.strip() != ""
+    return (_config(root, "--get", f"merge.{DRIVER_NAME}.driver") or "").strip() != ""
 
 
 def register(root: Path) -> list[str]:
@@ -48,12 +50,11 @@ def register(root: Path) -> list[str]:
         added.append(".gitattributes entries")
     if not in_git_repo(root):
         return added
-    if _git(root, "config", "--get", f"merge.{DRIVER_NAME}.driver").stdout.strip() != DRIVER_COMMAND:
-        _git(root, "config", "--local", f"merge.{DRIVER_NAME}.name", "memcli record merge")
-        done = _git(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", DRIVER_COMMAND)
+    if (_config(root, "--get", f"merge.{DRIVER_NAME}.driver") or "").strip() != DRIVER_COMMAND:
+        _config(root, "--local", f"merge.{DRIVER_NAME}.name", "memcli record merge")
+        done = git.run(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", DRIVER_COMMAND)
         if done.returncode != 0:
-            from memcli.errors import MemcliError
-
-            raise MemcliError(f"cannot set the merge driver in git config: {done.stderr.strip()}")
+            why = done.stderr.decode("utf-8", "replace").strip()
+            raise MemcliError(f"cannot set the merge driver in git config: {why}")
         added.append("merge driver in git config")
     return added

@@ -11,6 +11,7 @@ from typing import Any
 from memcli.metrics.figures import RecordMetrics, compute, total_tokens, workspace_records
 from memcli.metrics.scan import ScanSummary, refresh
 from memcli.metrics.state import State, load_state
+from memcli.sessions import discover
 from memcli.workspace import Workspace
 
 
@@ -121,7 +122,6 @@ def refresh_metrics(
     ws: Workspace, paths: Sequence[Path] | None = None, *, rebuild: bool = False
 ) -> tuple[Metrics, ScanSummary]:
     """Count the new entries of the workspace's sessions (or of `paths`), save, and build figures."""
-    from memcli.sessions import discover
 
     # scan=False: discovery must not read every transcript in full; counting reads only what is new.
     infos = discover(ws, paths=list(paths) if paths else None, scan=False)

@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.metrics.api import Metrics
+from pydantic import ValidationError
+
+from memcli.metrics.api import Metrics, load_metrics
 from memcli.metrics.figures import RecordInfo, workspace_records
 from memcli.workspace import Kind, Workspace
 
@@ -96,9 +98,7 @@ def topic_text(text: str) -> str:
 
 
 def staging_items(ws: Workspace) -> tuple[list[TopicItem], int, int]:
-    from pydantic import ValidationError
-
-    from memcli.staging import StagingFile
+    from memcli.staging import StagingFile  # here: gc-report loads this module for its figures
 
     items: list[TopicItem] = []
     files = skipped = 0
@@ -140,7 +140,7 @@ def similarity(a: str, b: str) -> float:
     token_set_ratio alone scores any subset 100 ("sqlite" vs "use sqlite wal mode"), which would
     chain unrelated topics together; the sort ratio brings in how much of the two texts is shared.
     """
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz  # here: `memcli why` loads this module for the usage figures
 
     return (fuzz.token_set_ratio(a, b) + fuzz.token_sort_ratio(a, b)) / 2
 
@@ -151,7 +151,7 @@ def _groups(texts: list[str], threshold: float) -> list[list[int]]:
     Not transitive on purpose — a chain of each-slightly-similar titles is not one topic. The set
     ratio is an upper bound of the mean score, so it pre-selects leaders in C.
     """
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz, process  # here: `memcli why` loads this module for the usage figures
 
     leaders: list[str] = []
     groups: list[list[int]] = []
@@ -219,8 +219,6 @@ def invoked(metrics: Metrics | None, records: dict[str, RecordInfo]) -> list[Can
 def candidate_report(ws: Workspace, metrics: Metrics | None = None) -> CandidateReport:
     """Build the report from staging, decisions and (when given, or saved) usage metrics."""
     if metrics is None:
-        from memcli.metrics.api import load_metrics
-
         metrics = load_metrics(ws)
     records = workspace_records(ws)
     items, files, skipped = staging_items(ws)

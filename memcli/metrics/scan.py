@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memcli.metrics.detect import entry_invokes
 from memcli.metrics.state import SessionState, State, load_state, save_state
+from memcli.sessions import read_entries
 from memcli.transcript.base import SessionReadError
 from memcli.transcript.model import Entry, SessionInfo
 from memcli.transcript.resume import Position
@@ -172,7 +173,6 @@ def refresh(
     state_dir: Path, infos: Iterable[SessionInfo], *, rebuild: bool = False, resume: bool = True
 ) -> tuple[State, ScanSummary]:
     """Load the state, count what is new, save it atomically (only when something changed)."""
-    from memcli.sessions import read_entries
 
     state = None if rebuild else load_state(state_dir)
     state = state or State()

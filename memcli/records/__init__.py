@@ -6,6 +6,7 @@ record store on a warm start) does not pay for the models and the YAML parser.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,6 +22,5 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'memcli.records' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(f"memcli.records.{home}"), name)

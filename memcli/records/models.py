@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from memcli.records.anchors import path_problem
 from memcli.workspace import Kind
 
 # RFC 3339 §5.6 date-time: full date, 'T' (or 't' / a space, as §5.6 allows), full time with
@@ -109,8 +110,6 @@ class AnchorSpec(BaseModel):
     @field_validator("path")
     @classmethod
     def _inside(cls, value: str) -> str:
-        from memcli.anchors import path_problem
-
         problem = path_problem(value)
         if problem:
             raise ValueError(problem)

@@ -17,7 +17,7 @@ from memcli.recordtext import split as _split
 from memcli.workspace import Kind
 
 if TYPE_CHECKING:
-    import yaml
+    import yaml  # here: reading raw values from the store needs no YAML parser
 
 _RESOLVED: dict[tuple[Any, Any, Any], str] = {}
 _RESOLVED_MAX = 50_000
@@ -160,7 +160,7 @@ def _yaml_message(exc: yaml.MarkedYAMLError) -> tuple[str, int | None]:
 
 
 def _near_miss(key: str, known: set[str]) -> str | None:
-    from rapidfuzz import process
+    from rapidfuzz import process  # here: only an unknown key needs it
     from rapidfuzz.distance import Levenshtein
 
     match = process.extractOne(

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 import sqlite3
 
+from memcli.analysis.text import Group, fts_query, is_prefix
 from memcli.search.expand import Fields
-from memcli.search.text import Group, fts_query, is_prefix
 
 K1 = 0.5
 B = 0.3

@@ -25,7 +25,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memcli.search.text import Group
+    from memcli.analysis.text import Group
 
 COORD = 0.5
 PROXIMITY = 0.3

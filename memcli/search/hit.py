@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from memcli.anchors import AnchorChecker, stale_anchors
+from memcli.records.anchors import Anchor
 
 # Snippet highlight markers: plain characters that survive JSON and terminals, rare in records.
 MARK_OPEN = "«"
@@ -38,12 +41,15 @@ class SearchHit:
         return {k: v for k, v in data.items() if v is not None}
 
 
+def hits_json(hits: list[SearchHit]) -> list[dict[str, Any]]:
+    """The hits as `memcli search --json` prints them and the MCP tool `memcli_search` returns them."""
+    return [hit.to_json() for hit in hits]
+
+
 def with_anchor_marks(root: Path, hits: list[SearchHit]) -> list[SearchHit]:
     """The hits, each marked when the code its record anchors to no longer holds (checked now, at
     use, for the hits alone; a record is read for its anchors only when the store did not say)."""
-    from dataclasses import replace
 
-    from memcli.anchors import Anchor, AnchorChecker, stale_anchors
 
     checker = AnchorChecker(root)
     known = [h for h in hits if h.anchors]

@@ -12,14 +12,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from memcli.search import semantic
 from memcli.search.hit import SearchHit
+from memcli.search.rank import rank
+from memcli.search.semantic import Embedder, VectorCache, VectorStats
 from memcli.store import RACY_NS, RecordStore, RefreshStats, store_path
 from memcli.workspace import Workspace
-
-if TYPE_CHECKING:
-    from memcli.search.semantic import Embedder, VectorCache, VectorStats
 
 __all__ = ["RefreshStats", "SearchIndex", "index_path"]
 
@@ -55,12 +54,8 @@ class SearchIndex(RecordStore):
         With an embedder, missing record vectors are embedded first (within its time budget) and
         the ranking is hybrid; `self.vectors` then says what happened (an error leaves it lexical).
         """
-        from memcli.search.rank import rank
-
         self.refresh()
         if embedder is not None:
-            from memcli.search import semantic
-
             if self.vector_cache is None:
                 self.vector_cache = semantic.VectorCache()
             self.vectors = semantic.update(self.conn, embedder, self.vector_cache)

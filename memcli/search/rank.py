@@ -20,17 +20,27 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
-from memcli.search import bm25, expand, replaced, spelling, typos
+from memcli.analysis.text import fts_query, normalize, query_groups, query_phrases
+from memcli.llm.errors import LLMError
+from memcli.search import bm25, expand, replaced, semantic, spelling, typos
 from memcli.search.hit import SearchHit
+from memcli.search.semantic import Embedder, VectorCache, VectorStats
 from memcli.search.snippet import make_snippet
-from memcli.search.text import fts_query, normalize, query_groups, query_phrases
 
-if TYPE_CHECKING:
-    from memcli.search.index import SearchIndex
-    from memcli.search.semantic import Embedder
+
+class Index(Protocol):
+    """What ranking reads of an index (memcli.search.index.SearchIndex, fresh)."""
+
+    conn: sqlite3.Connection
+    vectors: VectorStats | None
+    vector_cache: VectorCache | None
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any: ...
+    def size(self) -> int: ...
+    def avg_length(self) -> float: ...
 
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
@@ -54,8 +64,8 @@ def _filters(types: Iterable[str] | None, kind: str | None, status: str | None) 
     return "".join(f" AND {s}" for s in sql), args
 
 
-def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object]) -> dict[int, float]:
-    from rapidfuzz import fuzz, process
+def _fuzzy_slugs(index: Index, query: str, where: str, args: list[object]) -> dict[int, float]:
+    from rapidfuzz import fuzz, process  # here: `status` loads ranking, not the slug match
 
     wanted = _NON_SLUG.sub("-", normalize(query)).strip("-")
     if len(wanted) < 4 or len(wanted) > 80:
@@ -73,7 +83,7 @@ def _fuzzy_slugs(index: SearchIndex, query: str, where: str, args: list[object])
     return {doc_id: score / 100.0 for _, score, doc_id in found}
 
 
-def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
+def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
          status: str | None = None, include_replaced: bool = False, limit: int = 10,
          weights: tuple[float, float, float] = WEIGHTS, embedder: Embedder | None = None) -> list[SearchHit]:
     """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it); with an
@@ -82,8 +92,6 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     if not groups or limit <= 0:
         return []
     if embedder is not None:
-        from memcli.search import semantic
-
         query_vector = semantic.start_query(embedder, query)  # overlaps with the lexical ranking
     groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
     where, args = _filters(types, kind, status)
@@ -108,8 +116,6 @@ def rank(index: SearchIndex, query: str, *, types: Iterable[str] | None = None, 
     keep_all = include_replaced or status == "replaced"
     meaning: list[int] = []
     if embedder is not None:
-        from memcli.llm import LLMError
-
         depth = max(8 * limit, _CANDIDATES)
         try:
             meaning = semantic.ranking(index.conn, embedder.space, query_vector.result(), where, args, depth,
@@ -149,14 +155,14 @@ def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phras
             scores[doc_id] += top * found
 
 
-def _run(index: SearchIndex, sql: str, args: list[object]) -> list[int]:
+def _run(index: Index, sql: str, args: list[object]) -> list[int]:
     try:
         return [doc_id for (doc_id,) in index.conn.execute(sql, args)]
     except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
         return []
 
 
-def _hit(index: SearchIndex, doc_id: int, score: float, query: str) -> SearchHit:
+def _hit(index: Index, doc_id: int, score: float, query: str) -> SearchHit:
     row = index.conn.execute(
         "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error,"
         " anchors FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)

@@ -13,11 +13,11 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from memcli.search.hit import MARK_CLOSE, MARK_OPEN, SearchHit
-from memcli.tables import plain_cell
+from memcli.search.hit import MARK_CLOSE, MARK_OPEN, SearchHit, hits_json
+from memcli.tables import plain_cell, print_table
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console  # here: the plain lines (an agent's shell) never load rich
     from rich.text import Text
 
 HEADERS = ("#", "record", "type", "score", "description / snippet")
@@ -29,7 +29,7 @@ Pieces = list[tuple[str, "str | None"]]  # (text, rich style) parts of one cell
 
 
 def render_json(hits: list[SearchHit]) -> str:
-    return json.dumps([hit.to_json() for hit in hits], ensure_ascii=False, indent=2)
+    return json.dumps(hits_json(hits), ensure_ascii=False, indent=2)
 
 
 def _marked(snippet: str) -> Pieces:
@@ -102,10 +102,9 @@ def _broken(console: Console, broken: int) -> None:
 
 
 def render_table(hits: list[SearchHit], console: Console, *, broken: int = 0) -> None:
-    from rich.table import Table
+    from rich.table import Table  # here: the plain lines (an agent's shell) never load rich
     from rich.text import Text
 
-    from memcli.tables import print_table
 
     if not hits:
         console.print(NO_HITS)

@@ -19,7 +19,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memcli.search.text import Group
+    from memcli.analysis.text import Group
 
 ABOUT = 0.5
 BELOW = 0.9

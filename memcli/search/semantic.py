@@ -17,6 +17,7 @@ ones by reciprocal rank (Σ weight / (fusion_k + rank)), which needs no score ca
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
 import time
 from array import array
@@ -24,11 +25,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.config import SearchConfig
+from memcli.llm.endpoint import Endpoint
+from memcli.llm.errors import LLMError
+from memcli.store import RecordStore, store_path
+from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
-
-    from memcli.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,16 @@ class Embedder:
 
     @classmethod
     def from_config(cls, cfg: SearchConfig) -> Embedder | None:
-        if not cfg.embedding_model:
+        end = Endpoint.for_embeddings(cfg)
+        if end is None:
             return None
-        return cls(cfg.embedding_model, cfg.embedding_api_base, cfg.embedding_max_chars, cfg.embedding_batch,
-                   cfg.embedding_budget_s, cfg.embedding_timeout_s, cfg.fusion_k, cfg.embedding_query_prefix,
+        return cls(end.model, end.api_base, cfg.embedding_max_chars, cfg.embedding_batch,
+                   cfg.embedding_budget_s, end.timeout_s, cfg.fusion_k, cfg.embedding_query_prefix,
                    cfg.embedding_document_prefix, cfg.embedding_query_type, cfg.embedding_document_type)
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return Endpoint(self.model, self.api_base, self.timeout_s)
 
     @property
     def space(self) -> str:
@@ -63,13 +71,12 @@ class Embedder:
 
     def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
         """Unit-length float32 vectors of records (or of queries), packed (raises memcli.llm.LLMError)."""
-        from memcli.llm import embed
+        from memcli.llm.embeddings import embed  # here: litellm loads only when a model is set
 
         prefix, input_type = ((self.query_prefix, self.query_type) if query
                               else (self.document_prefix, self.document_type))
         out = []
-        for vec in embed(self.model, [prefix + t[: self.max_chars] for t in texts], api_base=self.api_base,
-                         timeout_s=self.timeout_s, input_type=input_type):
+        for vec in embed(self.endpoint, [prefix + t[: self.max_chars] for t in texts], input_type=input_type):
             norm = sum(x * x for x in vec) ** 0.5 or 1.0
             out.append(array("f", (x / norm for x in vec)).tobytes())
         return out
@@ -91,7 +98,6 @@ INSTALL_LINE = 'pip install "memcli[semantic]"'
 
 def unavailable() -> str | None:
     """Why hybrid search cannot run in this install (the `semantic` extra missing), else None."""
-    import importlib.util
 
     missing = [name for name in ("numpy", "litellm") if importlib.util.find_spec(name) is None]
     return f"{' and '.join(missing)} not installed: {INSTALL_LINE}" if missing else None
@@ -118,8 +124,6 @@ def _state(conn: sqlite3.Connection, space: str) -> tuple[object, ...]:
 
 def update(conn: sqlite3.Connection, embedder: Embedder, cache: VectorCache | None = None) -> VectorStats:
     """Embed the records that have no vector for this model yet, within the time budget."""
-    from memcli.llm import LLMError
-
     why = unavailable()
     if why:
         return VectorStats(error=why)
@@ -158,7 +162,7 @@ def update(conn: sqlite3.Connection, embedder: Embedder, cache: VectorCache | No
 def start_query(embedder: Embedder, query: str) -> Future[bytes]:
     """The query's vector, computed on a worker thread while the lexical ranking runs: the call
     mostly waits on the model's server, so the two overlap. `.result()` raises LLMError."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor  # here: only with an embedding model
 
     pool = ThreadPoolExecutor(max_workers=1)
     future = pool.submit(lambda: embedder.embed([query], query=True)[0])
@@ -171,7 +175,7 @@ def ranking(conn: sqlite3.Connection, space: str, qvec: bytes, where: str, args:
     """Record ids by cosine similarity to the query vector, best first (replaced decisions left
     out: they only appear through the lexical side, where replaced.py can tell whether the query
     is about them; records embedded at another dimension are skipped)."""
-    import numpy as np
+    import numpy as np  # here: numpy is the optional `semantic` extra
 
     ids, replaced, matrix = _matrix(conn, space, len(qvec), cache)
     if not len(ids):
@@ -228,13 +232,11 @@ def coverage(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
 
 def describe(ws: Workspace) -> dict[str, object]:
     """What `memcli status` shows: lexical, or hybrid with the model and how many records have a
-    vector (read from the index as it is; nothing is refreshed or embedded)."""
+    vector (read from the store as it is; nothing is refreshed or embedded)."""
     embedder = Embedder.from_config(ws.config.search)
     if embedder is None:
         return {"mode": "lexical"}
-    from memcli.search.index import SearchIndex
-
-    with SearchIndex.for_workspace(ws) as index:
-        done, total = coverage(index.conn, embedder.space)
+    with RecordStore(ws.root, store_path(ws.state_dir, ws.root)) as store:
+        done, total = coverage(store.conn, embedder.space)
     return {"mode": "hybrid", "model": embedder.model, "embedded": done, "records": total,
             "unavailable": unavailable()}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memcli.analysis.text import chunk_terms, highlight_matchers
 from memcli.search.hit import MARK_CLOSE, MARK_OPEN
-from memcli.search.text import chunk_terms, highlight_matchers
 
 _WORD = re.compile(r"[^\W_]+")
 _WIDTH = 160

@@ -26,7 +26,7 @@ import math
 import sqlite3
 from collections import Counter
 
-from memcli.search.text import STOPWORDS, nfkc, word_parts
+from memcli.analysis.text import STOPWORDS, nfkc, word_parts
 
 N = 4
 WEIGHT = 0.35

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from memcli.search.text import Group
+from memcli.analysis.text import Group
 
 TYPO_WEIGHT = 0.5
 MAX_TERM = 64  # longest vocabulary term looked at for a word it begins
@@ -42,7 +42,7 @@ def closest(conn: sqlite3.Connection, term: str) -> str | None:
     """The index term closest to `term` within max_distance (most frequent on a tie), else the most
     frequent index term that `term` begins (a clipped word: auth → authentication, repo →
     repository), else None."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import Levenshtein  # here: only a query word no record has
 
     limit = max_distance(term)
     best: tuple[int, int, str] | None = None

@@ -1,7 +1,9 @@
 """Session transcripts of coding agents, read as entries (spec 2 §1; user docs: docs/sessions.md).
 
 Discovery and reading over every agent memcli knows (memcli/agents/registry.py), on the entry
-model of memcli.transcript; `memcli sessions` and `memcli source` (commands.py).
+model of memcli.transcript; which sessions and entries a command asks for (query.py: `--since`, a
+Source's `SESSION:START-END` and its entries). The commands themselves: memcli/commands/sessions.py,
+source.py.
 
 API (what extract, metrics and `memcli source` use):
 

@@ -21,6 +21,7 @@ from memcli.sessions.reader import sessions_in
 from memcli.transcript.base import SessionReadError
 from memcli.transcript.cache import ScanCache
 from memcli.transcript.model import SessionInfo
+from memcli.workspace import Workspace
 
 
 def _walk(path: Path) -> Iterable[Path]:
@@ -121,8 +122,6 @@ class UnknownSession(MemcliError):
 
 def _root_and_config(workspace) -> tuple[Path, SessionsConfig, Path | None]:
     if not (hasattr(workspace, "root") and hasattr(workspace, "config")):
-        from memcli.workspace import Workspace
-
         workspace = Workspace.open(Path(workspace))
     return Path(workspace.root), workspace.config.sessions, getattr(workspace, "state_dir", None)
 

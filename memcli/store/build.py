@@ -27,7 +27,7 @@ def _row(rel: str, data: bytes, postings: bool) -> tuple[Any, ...]:
     row = read_row(rel, data)
     made = None
     if postings:
-        from memcli.store.postings import postings as make
+        from memcli.store.postings import postings as make  # here: context fills no postings
 
         fields = dict(zip(FIELDS, row, strict=True))
         made = make(fields["slug"], rel, fields["parse_error"] is None, fields["description"], fields["body"])

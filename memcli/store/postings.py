@@ -9,7 +9,7 @@ tokenizer changes (its VERSION), every record's postings are made again from the
 
 from __future__ import annotations
 
-from memcli.search.text import TOKENIZER_VERSION, index_terms, terms_and_words
+from memcli.analysis.text import TOKENIZER_VERSION, index_terms, terms_and_words
 
 VERSION = str(TOKENIZER_VERSION)
 

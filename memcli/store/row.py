@@ -8,7 +8,7 @@ here: the Linter and gc-report validate what they read, from what the store kept
   from these later, see postings.py);
 * the resident-context fields of valid records: `updated_at` as a timestamp, and for knowledge the
   one-line description of its index line;
-* the anchors the record names (memcli.anchors.anchors_of);
+* the anchors the record names (memcli.records.anchors.anchors_of);
 * the reference facts of the Linter's workspace rules (memcli.records.facts);
 * what reading the YAML gave (codec.py), so a reader that needs the whole parsed record (a lint
   rule, gc-report, why) rebuilds it without reading the YAML again.
@@ -20,7 +20,7 @@ import json
 import marshal
 from typing import Any
 
-from memcli.anchors import anchors_of
+from memcli.records.anchors import anchors_of
 from memcli.records.facts import NEEDLES, RecordFacts
 from memcli.records.parse import parse_record
 from memcli.recordtext import one_line

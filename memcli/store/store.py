@@ -18,6 +18,8 @@ import marshal
 import sqlite3
 from collections.abc import Iterable
 
+from memcli import __version__
+from memcli.codekey import code_fingerprint
 from memcli.records.facts import NEEDLES, RecordFacts
 from memcli.store import diff
 from memcli.store.db import RACY_NS, Database, RefreshStats
@@ -52,8 +54,6 @@ class RecordStore(Database):
         """Rows are what memcli's parser made of each file: another version of that code (an
         upgrade, an edit) makes every file be read again; vectors and other readers' caches, keyed
         by content and their own fingerprints, stay."""
-        from memcli import __version__
-        from memcli.codekey import code_fingerprint
 
         code = code_fingerprint(_ROW_CODE, f"{__version__}").hex()
         try:
@@ -88,7 +88,7 @@ class RecordStore(Database):
         listing = found.digest()
         version = None
         if postings:
-            from memcli.store.postings import VERSION as version
+            from memcli.store.postings import VERSION as version  # here: only search's postings
         kept = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('listing', 'postings')"))
         if kept.get("listing") == listing and (not postings or kept.get("postings") == version):
             return RefreshStats(unchanged=len(found))
@@ -201,7 +201,7 @@ class RecordStore(Database):
     def _fill_postings(self, version: str | None) -> None:
         """The postings of every record kept without them (refreshed by another reader, or made by
         another tokenizer version), made from the kept text."""
-        from memcli.store.postings import postings
+        from memcli.store.postings import postings  # here: only search's postings
 
         marked = self.conn.execute("SELECT value FROM meta WHERE key = 'postings-version'").fetchone()
         if marked is not None and marked[0] != version:
@@ -254,7 +254,8 @@ class RecordStore(Database):
         return None if row is None else (bool(row[0]), row[1])
 
     def anchors(self, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
-        """Path → the anchors it names (memcli.anchors.anchors_of), for those of `paths` naming any."""
+        """Path → the anchors it names (memcli.records.anchors.anchors_of), for those of `paths` that
+        name any."""
         wanted = list(paths)
         out: dict[str, list[tuple[str, str | None]]] = {}
         for i in range(0, len(wanted), 500):

@@ -7,10 +7,9 @@ working tree, the index and the current branch are never touched.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
+from memcli import git as git_cli
 from memcli.errors import MemcliError
 
 PREFIX = "refs/memcli/staging/"
@@ -26,22 +25,12 @@ def tracking(remote: str) -> str:
 
 
 def git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False,
-                          env=_env())
-    if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitFailed(f"git {args[0]} failed: {why[-1] if why else f'exit {done.returncode}'}")
-    return done.stdout
-
-
-def _env() -> dict[str, str]:
     """commit-tree needs an identity; a CI runner often has none configured, and this commit is
-    plumbing nobody reads, so fall back to a fixed one rather than fail."""
-    env = dict(os.environ)
-    for key, value in (("GIT_AUTHOR_NAME", "memcli"), ("GIT_AUTHOR_EMAIL", "memcli@localhost"),
-                       ("GIT_COMMITTER_NAME", "memcli"), ("GIT_COMMITTER_EMAIL", "memcli@localhost")):
-        env.setdefault(key, value)
-    return env
+    plumbing nobody reads, so a fixed one stands in rather than fail."""
+    try:
+        return git_cli.output(root, *args, data=stdin, env=git_cli.environment(identity=True))
+    except git_cli.GitFailed as exc:
+        raise GitFailed(str(exc)) from None
 
 
 def fetch(root: Path, remote: str) -> dict[str, str]:
@@ -101,9 +90,8 @@ def push(root: Path, remote: str, name: str, new: str | None, expect: str | None
     """Set (or, with `new` None, delete) `remote`'s ref of publisher `name`, only if it still is
     `expect` (None: it must not exist). False when the lease failed: someone moved it first."""
     ref = PREFIX + name
-    done = subprocess.run(
-        ["git", "-C", str(root), "push", "--porcelain", f"--force-with-lease={ref}:{expect or ''}", remote,
-         f"{new}:{ref}" if new else f":{ref}"], capture_output=True, check=False, env=_env())
+    done = git_cli.run(root, "push", "--porcelain", f"--force-with-lease={ref}:{expect or ''}", remote,
+                       f"{new}:{ref}" if new else f":{ref}", env=git_cli.environment(identity=True))
     if done.returncode == 0:
         return True
     report = done.stdout.decode("utf-8", "replace")

@@ -17,9 +17,13 @@ import socket
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from memcli import git
 from memcli.atomicio import atomic_delete, atomic_write_bytes
-from memcli.consolidate.lock import EXIT_LOCKED
-from memcli.errors import EXIT_FINDINGS, EXIT_OK, MemcliError, UsageError
+from memcli.errors import EXIT_FINDINGS, EXIT_LOCKED, EXIT_OK, MemcliError, UsageError
+from memcli.secrets import find_secrets
+from memcli.staging import StagingFile, staging_files
 from memcli.team import refs
 from memcli.team.state import SharedState
 from memcli.workspace import Workspace
@@ -48,26 +52,19 @@ def publisher_name(explicit: str | None = None) -> str:
 
 
 def _repo_root(ws: Workspace) -> Path:
-    try:
-        top = refs.git(ws.root, "rev-parse", "--show-toplevel").decode().strip()
-    except refs.GitFailed:
-        raise UsageError(f"{ws.root} is not inside a git repository: shared staging travels through git") \
-            from None
-    return Path(top)
+    top = git.top(ws.root)
+    if top is None:
+        raise UsageError(f"{ws.root} is not inside a git repository: shared staging travels through git")
+    return top
 
 
 def _local_files(ws: Workspace) -> list[Path]:
-    from memcli.consolidate.inputs import staging_files
-
     return staging_files(ws)
 
 
 def _checked(ws: Workspace, files: list[Path]) -> tuple[list[Path], list[str]]:
     """The files fit to leave this machine, and why the others are held back."""
-    from pydantic import ValidationError
 
-    from memcli.secrets import find_secrets
-    from memcli.staging import StagingFile
 
     ok, held = [], []
     for path in files:
@@ -127,9 +124,7 @@ def run_push(ws: Workspace, remote: str, name: str | None = None) -> int:
 
 def run_pull(ws: Workspace, remote: str) -> int:
     """Gather every published item into memory/_staging/ (by id: one file per item, never twice)."""
-    from pydantic import ValidationError
 
-    from memcli.staging import StagingFile
 
     root = _repo_root(ws)
     state = SharedState.load(ws)

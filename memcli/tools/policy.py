@@ -16,8 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memcli.provenance import UNTRUSTED_ROLES, carried, instruction_sentences, repeats_untrusted
 from memcli.records.models import Source, cited_sources, record_sources
-from memcli.records.parse import ParsedRecord
+from memcli.records.parse import ParsedRecord, parse_record
 from memcli.tools.result import Violation
 from memcli.tools.schemas import CATEGORIES
 from memcli.workspace import Kind, locate
@@ -47,7 +48,6 @@ def present_sources(workspace: Any) -> frozenset[SourceKey]:
     another one, or of a section split off into a new file, must be allowed on its new record.
     Only Sources already in memory move; an invented one is still refused.
     """
-    from memcli.records.parse import parse_record  # lazy: only sessions that check Sources need it
 
     keys: set[SourceKey] = set()
     for rel in workspace.iter_files():
@@ -215,7 +215,6 @@ def check_trust(rel: str, before: bytes | None, data: bytes, trust: Any) -> list
     """Memory poisoning defence (memcli.provenance): refuse a new decision, request or rule whose
     Sources are tool output or injected text only, and any write that newly repeats an
     instruction-shaped sentence found in tool output (or carries its URL or command)."""
-    from memcli.provenance import UNTRUSTED_ROLES, repeats_untrusted
 
     loc = locate(rel)
     if loc.kind is None:
@@ -257,7 +256,6 @@ def withhold(text: Any, flagged: Iterable[str] = ()) -> str:
     its instruction-shaped sentences withheld, and the URLs and commands of `flagged` tool output
     withheld — what check_trust keeps out of record content. Text that still repeats a flagged
     sentence is withheld whole."""
-    from memcli.provenance import carried, instruction_sentences, repeats_untrusted
 
     def suspect(part: str) -> bool:
         return bool(instruction_sentences(part)) or repeats_untrusted(part, "", flagged) is not None
@@ -274,8 +272,6 @@ def withhold(text: Any, flagged: Iterable[str] = ()) -> str:
 
 
 def _parsed(rel: str, data: bytes) -> ParsedRecord:
-    from memcli.records.parse import parse_record
-
     loc = locate(rel)
     return parse_record(rel, data, loc.kind, loc.slug, validate=False)
 

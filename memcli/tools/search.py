@@ -1,4 +1,4 @@
-"""memory_search and knowledge_search: thin views over `memcli.search.search` for the model.
+"""memory_search and knowledge_search: thin views over the query service (memcli.search.query).
 
 Each hit carries what the model needs to pick a record to merge into without reading them all:
 slug, path, type, description, a snippet with «matches», and per type the decision status or the
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memcli.errors import UsageError
 from memcli.tools.result import ToolResult, failure, success
 from memcli.tools.schemas import MEMORY_TYPES
 from memcli.workspace import Workspace
@@ -22,11 +23,14 @@ _HITS = (("hits", "search hits, one JSON object per line", "jsonl"),)
 
 
 def _search(workspace: Workspace, query: str, **kwargs: Any) -> list[Any] | ToolResult:
-    if not query.strip():
-        return failure("arguments", "query is empty; give a few words to look for")
-    from memcli.search import search  # lazy: the write tools do not need the index machinery
+    # here: the write tools, and `memcli status` through consolidation's journal, load this module
+    from memcli.search import query as service
 
-    return search(workspace, query, **kwargs)
+    try:
+        service.check(query, flag="")
+    except UsageError as exc:
+        return failure("arguments", str(exc))
+    return service.answer(workspace, query, lexical=True, marks=False, **kwargs).hits
 
 
 def _view(hit: Any, fields: tuple[str, ...]) -> dict[str, Any]:

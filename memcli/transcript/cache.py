@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memcli.atomicio import atomic_write_text
 from memcli.transcript.model import SessionInfo
 
 VERSION = 2  # bump whenever an agent's reader reads a format differently: cached counts would be stale
@@ -85,8 +86,6 @@ class ScanCache:
     def save(self) -> None:
         if self.path is None or not self.dirty:
             return
-        from memcli.atomicio import atomic_write_text
-
         live = {k: v for k, v in self.files.items() if os.path.exists(k)}  # forget deleted transcripts
         try:
             atomic_write_text(self.path, json.dumps({"version": VERSION, "files": live}, ensure_ascii=False))

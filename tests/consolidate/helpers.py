@@ -12,11 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from support.git import git
+
 from memcli.staging import StagingFile
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def init_repo(root: Path) -> Path:

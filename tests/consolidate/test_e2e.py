@@ -8,9 +8,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
+from consolidate.helpers import dispose_call, finish_call, head, init_repo, item_ids, sources_shown
 from support.cli import exit_code
 from support.fake_llm import Reply, tool_call
+from support.git import git
 from support.pipeline import pipeline_config
 
 from memcli.lint import lint

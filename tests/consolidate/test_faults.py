@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import decision, git, head, make_unwritable, snapshot
+from consolidate.helpers import decision, head, make_unwritable, snapshot
 from consolidate.test_run import NEW, OLD, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply, tool_call
+from support.git import git
 
 from memcli import history
 from memcli.consolidate.run import Options, run

@@ -9,7 +9,8 @@ import socket
 import subprocess
 
 import pytest
-from consolidate.helpers import git, head, init_repo, make_unwritable, snapshot, write_staging
+from consolidate.helpers import head, init_repo, make_unwritable, snapshot, write_staging
+from support.git import git
 
 from memcli.consolidate import gitops, journal
 from memcli.consolidate.scratch import FileChange

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from consolidate.helpers import dispose_call, finish_call, git, head, write_staging
+from consolidate.helpers import dispose_call, finish_call, head, write_staging
 from consolidate.test_run import done, settle
 from support.fake_llm import Reply, tool_call
+from support.git import git
 
 from memcli.consolidate.run import Options, run
 from memcli.workspace import Workspace

@@ -118,7 +118,7 @@ def test_no_guard_file_stays_behind_and_racing_runs_still_exclude_each_other(tmp
 def test_held_lock_answers_4_before_the_dirty_check(repo_ws, fake_llm):
     """A second run while the first applies (its files written, not yet committed) must say "locked",
     never "uncommitted changes: commit or discard them", which would wreck the first run's commit."""
-    from consolidate.helpers import git
+    from support.git import git
 
     from memcli.consolidate.run import Options, run
 

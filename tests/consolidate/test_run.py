@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import decision, dispose_call, finish_call, git, head, snapshot, write_staging
+from consolidate.helpers import decision, dispose_call, finish_call, head, snapshot, write_staging
 from support.fake_llm import Reply, tool_call
+from support.git import git
 
 from memcli import history
 from memcli.consolidate import lock

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from consolidate.helpers import dispose_call, finish_call, git, head, snapshot
+from consolidate.helpers import dispose_call, finish_call, head, snapshot
 from support.fake_llm import Reply, tool_call
+from support.git import git
 
 from memcli.consolidate.agent import nudge
 from memcli.consolidate.run import Options, run

@@ -13,7 +13,7 @@ import pytest
 
 from memcli import tokens
 from memcli.context import build_context
-from memcli.context_memo import MEMO_FILE
+from memcli.context.memo import MEMO_FILE
 from memcli.tokens import get_counter, local_bpe_file
 from memcli.workspace import Workspace
 

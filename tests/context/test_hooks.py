@@ -61,7 +61,7 @@ ROUTES = {"lean": "from memcli.entry import main; main()",  # what the installed
 @pytest.mark.parametrize("how", ["payload", "option", "outside"])
 def test_session_start_prints_the_same_bytes_without_typer(agent: str, how: str, example_ws: Path,
                                                            tmp_path: Path) -> None:
-    """`memcli hooks session-start` skips the CLI (memcli/entry.py); what the agent reads is the
+    """`memcli hooks session-start` skips the CLI (a lean route, memcli/lean.py); what the agent reads is the
     CLI's output, byte for byte."""
     cwd = tmp_path / "elsewhere" if how == "outside" else example_ws
     cwd.mkdir(exist_ok=True)

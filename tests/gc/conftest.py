@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.git import git
 
 FRESH = "2026-05-20T10:00:00+00:00"
 
@@ -60,11 +60,6 @@ def prose(seed: int, words: int) -> str:
     vocab = [f"{a}{b}" for a in ("lor", "ips", "dol", "sit", "ame", "con", "sec", "adi", "eli", "sed")
              for b in ("um", "em", "or", "it", "et", "ur", "a", "is", "us", "ae")]
     return " ".join(rng.choice(vocab) for _ in range(words))
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 def git_init(root: Path) -> None:

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from memcli.cli import main
+from memcli.commands.gc_report import report
 from memcli.gc import TYPES, RecordUsage, build_report
-from memcli.gc.run import run
 from memcli.workspace import Workspace
 
 NOW = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
@@ -149,7 +149,7 @@ def test_formats_print_and_change_nothing(crafted, fmt: str, capsys: pytest.Capt
     ws, expected = crafted
     before = _digest(ws.root)
     wide = Console(file=io.StringIO(), width=400)  # so the table does not fold paths
-    assert run(ws, fmt=fmt, console=wide) == 0
+    assert report(ws, fmt=fmt, console=wide) == 0
     out = capsys.readouterr().out + wide.file.getvalue()
     assert _digest(ws.root) == before
     for path in expected.values():

@@ -97,10 +97,11 @@ def test_read_payload_does_not_wait_on_an_open_stdin(monkeypatch: pytest.MonkeyP
 
 
 def test_the_capture_hook_loads_neither_typer_nor_pydantic(tmp_path: Path) -> None:
-    """What the agent waits for is Python's start-up, reading stdin and one fork."""
+    """What the agent waits for is Python's start-up, reading stdin and one fork: not the CLI, not
+    the config machinery (the worker finds the workspace)."""
     code = ("import atexit, sys\n"
-            "atexit.register(lambda: print(sorted(m for m in ('typer', 'pydantic', 'litellm', 'memcli.cli')"
-            " if m in sys.modules), file=sys.stderr))\n"
+            "atexit.register(lambda: print(sorted(m for m in ('typer', 'pydantic', 'litellm', 'memcli.cli',"
+            " 'memcli.config', 'memcli.workspace') if m in sys.modules), file=sys.stderr))\n"
             "from memcli.entry import main\nmain()\n")
     body = json.dumps({"session_id": "s", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path)})
     done = subprocess.run([sys.executable, "-c", code, "extract", "--hook"], input=body.encode(),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lint.kit import make_workspace, path_of, record
 
-from memcli.lint.run import run
+from memcli.commands.lint import check
 from memcli.store import store_path
 from memcli.workspace import Workspace
 
@@ -23,7 +23,7 @@ FILES = {
 
 
 def _findings(root: Path, capsys, *, use_cache: bool, paths: list[Path] | None = None) -> tuple[int, list]:
-    code = run(Workspace.open(root), paths or [], fmt="json", use_cache=use_cache)
+    code = check(Workspace.open(root), paths or [], fmt="json", use_cache=use_cache)
     return code, json.loads(capsys.readouterr().out)["findings"]
 
 

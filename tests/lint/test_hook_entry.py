@@ -1,4 +1,4 @@
-"""The commit hook's `memcli lint --paths-only …` skips Typer (memcli.entry → memcli.lint_hook) and
+"""The commit hook's `memcli lint --paths-only …` skips Typer (memcli.entry → memcli.lean) and
 must behave exactly like the CLI: same output, same exit code, for every argument shape the hooks
 use; any other shape goes through Typer."""
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lint.kit import make_workspace, path_of, record
 
+from memcli.commands.lint import check
 from memcli.lint import parallel
-from memcli.lint.run import run
 from memcli.workspace import Workspace
 
 
@@ -45,7 +45,7 @@ def single_threaded(monkeypatch) -> None:
 
 
 def _lint(root: Path, capsys, *, use_cache: bool) -> tuple[int, list]:
-    code = run(Workspace.open(root), [], fmt="json", use_cache=use_cache)
+    code = check(Workspace.open(root), [], fmt="json", use_cache=use_cache)
     return code, json.loads(capsys.readouterr().out)["findings"]
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
-from consolidate.helpers import dispose_call, finish_call, git, head, init_repo, item_ids, sources_shown
+from consolidate.helpers import dispose_call, finish_call, head, init_repo, item_ids, sources_shown
 from support.claude_transcript import SESSION, assistant_text, tool_result, tool_use, user, write_session
 from support.cli import exit_code
 from support.fake_llm import Reply, tool_call
+from support.git import git
 from support.pipeline import pipeline_config
 
 from memcli.extract.remember import MODEL

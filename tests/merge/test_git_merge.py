@@ -7,17 +7,11 @@ import sys
 from pathlib import Path
 
 import yaml
+from support.git import git, git_result
 
 from memcli.recordtext import split
 
 REC = "memory/decisions/use-sqlite.md"
-
-
-def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if check:
-        assert done.returncode == 0, done.stdout + done.stderr
-    return done
 
 
 def memcli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,18 +30,18 @@ def record(sources: list[tuple[str, int, int]], body: str, updated: str = "2026-
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
-    git(root, "init", "-q", "-b", "main")
+    git_result(root, "init", "-q", "-b", "main")
     assert memcli(root, "init").returncode == 0
     (root / REC).write_text(record([("s1", 0, 3)], "SQLite.\n\nOne file.\n\nNo server.\n"), encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
+    git_result(root, "add", "-A")
+    git_result(root, "commit", "-q", "-m", "base")
     return root
 
 
 def branch(root: Path, name: str, text: str) -> None:
-    git(root, "switch", "-q", "-c", name, "main")
+    git_result(root, "switch", "-q", "-c", name, "main")
     (root / REC).write_text(text, encoding="utf-8")
-    git(root, "commit", "-q", "-am", name)
+    git_result(root, "commit", "-q", "-am", name)
 
 
 def meta(text: str) -> dict:
@@ -60,10 +54,10 @@ def test_init_registers_the_driver_once(tmp_path: Path) -> None:
     root = repo(tmp_path)
     attributes = (root / ".gitattributes").read_text(encoding="utf-8")
     assert "memory/** merge=memcli" in attributes and "knowledge/** merge=memcli" in attributes
-    assert git(root, "check-attr", "merge", "--", REC).stdout.strip().endswith("memcli")
-    staged = git(root, "check-attr", "merge", "--", "memory/_staging/x.json").stdout
+    assert git_result(root, "check-attr", "merge", "--", REC).stdout.strip().endswith("memcli")
+    staged = git_result(root, "check-attr", "merge", "--", "memory/_staging/x.json").stdout
     assert staged.strip().endswith("unspecified")
-    assert git(root, "config", "merge.memcli.driver").stdout.strip() == "memcli merge-driver %O %A %B %P"
+    assert git(root, "config", "merge.memcli.driver").strip() == "memcli merge-driver %O %A %B %P"
     again = memcli(root, "init")
     assert "already initialised" in again.stdout
     assert (root / ".gitattributes").read_text(encoding="utf-8") == attributes
@@ -72,8 +66,9 @@ def test_init_registers_the_driver_once(tmp_path: Path) -> None:
 def test_init_on_an_existing_clone_adds_only_what_is_missing(tmp_path: Path) -> None:
     root = repo(tmp_path)
     clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(root), str(clone))
-    assert git(clone, "config", "merge.memcli.driver", check=False).returncode == 1  # config does not travel
+    git_result(tmp_path, "clone", "-q", str(root), str(clone))
+    # config does not travel
+    assert git_result(clone, "config", "merge.memcli.driver", check=False).returncode == 1
     status = memcli(clone, "status")
     assert "no memcli merge driver" in status.stdout
     before = (clone / ".gitattributes").read_bytes()
@@ -89,11 +84,11 @@ def test_two_branches_merge_field_by_field(tmp_path: Path) -> None:
     theirs = "SQLite.\n\nOne file.\n\nNo server to run.\n"
     branch(root, "a", record([("s1", 0, 3), ("a-session", 0, 5)], ours, "2026-04-19T09:00:00+09:00"))
     branch(root, "b", record([("s1", 0, 3), ("b-session", 2, 8)], theirs, "2026-04-20T09:00:00+09:00"))
-    git(root, "switch", "-q", "a")
-    plain = git(root, "-c", "merge.memcli.driver=false", "merge", "--no-edit", "b", check=False)
+    git_result(root, "switch", "-q", "a")
+    plain = git_result(root, "-c", "merge.memcli.driver=false", "merge", "--no-edit", "b", check=False)
     assert plain.returncode != 0  # without the driver the Source lists collide
-    git(root, "merge", "--abort")
-    git(root, "merge", "--no-edit", "b")
+    git_result(root, "merge", "--abort")
+    git_result(root, "merge", "--no-edit", "b")
     text = (root / REC).read_text(encoding="utf-8")
     assert "<<<<<<<" not in text
     data = meta(text)
@@ -108,21 +103,21 @@ def test_a_true_conflict_stops_git_with_readable_markers(tmp_path: Path) -> None
     root = repo(tmp_path)
     branch(root, "a", record([("s1", 0, 3), ("a", 0, 1)], "Postgres after all.\n\nOne file.\n\nNo server.\n"))
     branch(root, "b", record([("s1", 0, 3), ("b", 0, 1)], "DuckDB after all.\n\nOne file.\n\nNo server.\n"))
-    git(root, "switch", "-q", "a")
-    done = git(root, "merge", "--no-edit", "b", check=False)
+    git_result(root, "switch", "-q", "a")
+    done = git_result(root, "merge", "--no-edit", "b", check=False)
     assert done.returncode == 1 and "CONFLICT" in done.stdout
     text = (root / REC).read_text(encoding="utf-8")
     assert "<<<<<<< ours\nPostgres after all.\n=======\nDuckDB after all.\n>>>>>>> theirs\n" in text
     assert "session_id: a" in text and "session_id: b" in text
-    assert git(root, "status", "--porcelain").stdout.startswith("UU " + REC)
+    assert git_result(root, "status", "--porcelain").stdout.startswith("UU " + REC)
 
 
 def test_modify_delete_stops_and_keeps_the_changed_text(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    git(root, "switch", "-q", "-c", "a")
-    git(root, "rm", "-q", REC)
-    git(root, "commit", "-q", "-m", "drop")
+    git_result(root, "switch", "-q", "-c", "a")
+    git_result(root, "rm", "-q", REC)
+    git_result(root, "commit", "-q", "-m", "drop")
     branch(root, "b", record([("s1", 0, 3)], "Changed.\n"))
-    git(root, "switch", "-q", "a")
-    assert git(root, "merge", "--no-edit", "b", check=False).returncode == 1
+    git_result(root, "switch", "-q", "a")
+    assert git_result(root, "merge", "--no-edit", "b", check=False).returncode == 1
     assert "Changed." in (root / REC).read_text(encoding="utf-8")

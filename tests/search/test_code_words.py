@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from memcli.analysis.text import index_terms, query_groups
 from memcli.search import search
-from memcli.search.text import index_terms, query_groups
 
 
 def slugs(hits) -> list[str]:

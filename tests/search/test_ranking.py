@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from memcli.analysis.text import Group
 from memcli.search import MARK_CLOSE, MARK_OPEN, SearchIndex, search
-from memcli.search.text import Group
 
 
 def slugs(hits) -> list[str]:
@@ -230,8 +230,8 @@ def test_feedback_reorders_but_never_brings_in_records_without_query_words(recor
 
 
 def test_feedback_terms_are_distinctive_words_of_the_first_hits(records):
+    from memcli.analysis.text import index_terms
     from memcli.search.expand import candidate_terms, feedback_terms
-    from memcli.search.text import index_terms
 
     _big_workspace(records)
     records.request("adoption-a", "Researching adoption agencies for a family.")
@@ -306,7 +306,7 @@ def test_irregular_forms_meet_their_base(records):
 
 
 def test_ambiguous_irregular_forms_are_left_alone():
-    from memcli.search.text import index_terms
+    from memcli.analysis.text import index_terms
 
     assert index_terms("left ground") == "left ground"  # not "leav grind"
     assert index_terms("bought taught") == "buy teach"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memcli.cli import main
-from memcli.sessions.commands import parse_since, parse_spec
+from memcli.sessions.query import parse_since, parse_spec
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 VIEWER = FIX / "claude-code" / "d-kimuson__claude-code-viewer"

@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from store.kit import REPO, extras, git, workspace_gen
+from store.kit import REPO, extras, workspace_gen
+from support.git import git
 
 
 @pytest.fixture

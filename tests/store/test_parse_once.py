@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from memcli.commands.gc_report import report as gc_run
+from memcli.commands.lint import check as lint_run
 from memcli.context import build_context
-from memcli.gc.run import run as gc_run
-from memcli.lint.run import run as lint_run
 from memcli.records import parse
 from memcli.search import search
 from memcli.store import open_store

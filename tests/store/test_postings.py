@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from memcli.analysis.text import index_terms
 from memcli.search.spelling import words
-from memcli.search.text import index_terms
 from memcli.store.postings import postings
 
 PIECES = ["the", "Backups", "maxRetries", "max_retries", "os.path.join", "HTTPServer", "v1.2.3", "LEDs",

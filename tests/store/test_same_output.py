@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from store.kit import TS, write
 
+from memcli.commands.lint import check as lint_run
 from memcli.context import build_context
 from memcli.errors import MemcliError
 from memcli.gc.facts import FactsCache
 from memcli.gc.render import render_json, render_markdown
 from memcli.gc.report import build_report
 from memcli.lint.cache import ResultCache
-from memcli.lint.run import run as lint_run
 from memcli.lint.snapshot import Snapshot
 from memcli.store import open_store
 from memcli.tokens import EstimateCounter

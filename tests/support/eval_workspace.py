@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
+
+from support.git import git
 
 DATES = "created_at: 2026-01-01T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\n"
 
@@ -54,8 +55,7 @@ class History:
         env = dict(os.environ)
         if when:
             env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True,
-                              text=True).stdout
+        return git(self.root, *args, env=env)
 
     def commit(self, when: str, files: dict[str, str | None]) -> str:
         """Write (None: delete) record files and commit them at `when` (an ISO time)."""

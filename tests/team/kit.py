@@ -13,6 +13,7 @@ from pathlib import Path
 
 from consolidate.helpers import dispose_call, finish_call, item_ids, sources_shown
 from support.fake_llm import Reply, tool_call
+from support.git import git_result
 from support.pipeline import pipeline_config
 
 RECORD = "memory/decisions/review-agent-output.md"
@@ -33,13 +34,6 @@ Why: agents sometimes touch unrelated files.
 EXTRACTED = {"decisions": [{"title": "Review agent output", "decision": "Review agent changes before commit",
                             "rationale": "agents touch unrelated files"}],
              "discussions": [], "attempts": [], "requests": []}
-
-
-def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if check:
-        assert done.returncode == 0, f"git {args}: {done.stdout}{done.stderr}"
-    return done
 
 
 def sources_yaml(sources: list[dict]) -> str:
@@ -86,7 +80,7 @@ class Clone:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return git(self.root, *args, check=check)
+        return git_result(self.root, *args, check=check)
 
     def staged(self) -> set[str]:
         return {p.stem for p in (self.root / "memory/_staging").glob("*.json")}
@@ -100,20 +94,20 @@ class Clone:
 def make_team(tmp: Path, *names: str) -> tuple[Path, dict[str, Clone]]:
     """A bare remote holding an initialised workspace with one decision, and a clone per name."""
     remote = tmp / "remote.git"
-    git(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
+    git_result(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
     seed = tmp / "seed"
     seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
+    git_result(seed, "init", "-q", "-b", "main")
     subprocess.run([sys.executable, "-m", "memcli", "init"], cwd=seed, capture_output=True, check=True)
     (seed / "memcli.toml").write_text(CONFIG, encoding="utf-8")
     (seed / RECORD).write_text(SEED, encoding="utf-8")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "seed")
-    git(seed, "push", "-q", str(remote), "main")
+    git_result(seed, "add", "-A")
+    git_result(seed, "commit", "-q", "-m", "seed")
+    git_result(seed, "push", "-q", str(remote), "main")
     clones = {}
     for name in names:
         root = tmp / name
-        git(tmp, "clone", "-q", str(remote), str(root))
+        git_result(tmp, "clone", "-q", str(remote), str(root))
         env = {**os.environ, "MEMCLI_STATE_DIR": str(tmp / f"state-{name}")}
         clone = Clone(root, tmp / f"state-{name}", env)
         assert clone.memcli("init").returncode == 0  # the driver: git config does not travel
@@ -123,9 +117,9 @@ def make_team(tmp: Path, *names: str) -> tuple[Path, dict[str, Clone]]:
 
 def published(remote: Path) -> dict[str, set[str]]:
     """Publisher → staging ids on the remote."""
-    out = git(remote, "for-each-ref", "--format=%(refname)", "refs/memcli/staging/").stdout.split()
+    out = git_result(remote, "for-each-ref", "--format=%(refname)", "refs/memcli/staging/").stdout.split()
     result = {}
     for ref in out:
-        names = git(remote, "ls-tree", "--name-only", ref).stdout.split()
+        names = git_result(remote, "ls-tree", "--name-only", ref).stdout.split()
         result[ref.rsplit("/", 1)[1]] = {n.removesuffix(".json") for n in names}
     return result

@@ -14,11 +14,11 @@ from extract.helpers import write_jsonl
 from support.fake_llm import Reply, tool_call
 from support.pipeline import pipeline_config
 
+from memcli.commands.status import run as status
+from memcli.commands.why import run as why
 from memcli.consolidate.run import Options, run
 from memcli.extract.run import run as extract
 from memcli.staging import StagingFile
-from memcli.status import run as status
-from memcli.why import run as why
 from memcli.workspace import Workspace
 from trust.poison import EXTRACTED, EXTRACTED_TITLE, INJECTED, PAYLOAD, TESTS_PAGE, rows
 
@@ -207,19 +207,19 @@ def test_every_refused_call_is_in_the_run_record_the_commit_status_and_why(ws_ro
             "- dispose /etc/hostname: path\n") in body
 
     # `memcli status --json` lists them for the last run; the human status counts them
-    assert status(ws, json_out=True) == 0
+    assert status(json_out=True, workspace=ws.root) == 0
     last = json.loads(capsys.readouterr().out)["last_consolidate"]
     assert [(r["tool"], r["code"], r["path"]) for r in last["refusals"]] == expected
-    status(ws)
+    status(workspace=ws.root)
     assert "2 refused tool calls" in capsys.readouterr().out
 
     # `memcli why` for a record the run touched: from this machine's run record, or from git alone
-    assert why(ws, "widget-port") == 0
+    assert why("widget-port", workspace=ws.root) == 0
     text = capsys.readouterr().out
     assert "the run refused 2 tool calls:" in text
     assert "memory_write memory/decisions/run-setup.md: untrusted-instruction (" in text
     (ws.state_dir / "runs.json").unlink()
-    assert why(ws, "widget-port", as_json=True) == 0
+    assert why("widget-port", as_json=True, workspace=ws.root) == 0
     (change,) = [c for c in json.loads(capsys.readouterr().out)["history"] if c["by"] == "consolidate"]
     assert change["refused"] == 2
     assert [(r["tool"], r["code"], r["path"]) for r in change["refusals"]] == expected

@@ -17,7 +17,8 @@ HOOKS = None  # it runs no hooks
 TOOL_NAMES: tuple[str, ...] = ()
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:
+    # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.aider import discovery, transcript
     from memcli.agents.parts import Parts
 

@@ -24,7 +24,8 @@ HOOKS = Hooks("claude-code", TEXT, end_events=frozenset({"SessionEnd"}))
 TOOL_NAMES = ("mcp__{server}__{tool}",)  # in its transcripts and in `permissions.allow`
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:
+    # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.claude_code import discovery, transcript, wiring
     from memcli.agents.parts import Parts
 

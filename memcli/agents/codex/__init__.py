@@ -27,7 +27,8 @@ HOOKS = Hooks("codex", JSON, end_events=frozenset())  # Stop and PreCompact fire
 TOOL_NAMES = ("mcp__{server}__{tool}", "{server}__{tool}")
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:
+    # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.codex import discovery, transcript, wiring
     from memcli.agents.parts import Parts
 

@@ -27,7 +27,8 @@ HOOKS = Hooks("gemini", JSON, end_events=frozenset({"SessionEnd"}))
 TOOL_NAMES = ("mcp_{server}_{tool}", "{tool}", "{server}__{tool}")
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:
+    # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.gemini_cli import discovery, transcript, wiring
     from memcli.agents.parts import Parts
 

@@ -20,7 +20,8 @@ HOOKS = None  # an agent writing it runs no memcli hooks
 TOOL_NAMES: tuple[str, ...] = ()  # as the agent that wrote the file named them
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:
+    # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.memcli_jsonl import transcript
     from memcli.agents.parts import Parts
 

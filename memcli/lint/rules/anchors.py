@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memcli.anchors import AnchorChecker, anchors_of
+from memcli.anchors import AnchorChecker
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule, Scope
+from memcli.records.anchors import anchors_of
 from memcli.workspace import Kind
 
 

@@ -11,7 +11,7 @@ from memcli.workspace import KIND_DIRS, Kind
 
 def _groups_around(seeds: list[str], slugs: list[str], distance: int) -> list[list[str]]:
     """The connected groups that contain `seeds`, found by walking out from them (no full matrix)."""
-    from rapidfuzz import process
+    from rapidfuzz import process  # here: the commit hook compares only new slugs
     from rapidfuzz.distance import Levenshtein
 
     seen: set[str] = set()

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def _record_sources(kind: Kind | None, meta: dict | None) -> list:
     """`records.models.record_sources`: the models (pydantic behind them) load only when a record
     is checked, which a warm commit hook never does (the findings come from the cache)."""
-    from memcli.records.models import record_sources
+    from memcli.records.models import record_sources  # here: see the docstring
 
     return record_sources(kind, meta)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from memcli.commands import sessions
 from memcli.sessions import read_session, scan, sessions_in
-from memcli.sessions.commands import run_sessions
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts" / "gemini-cli"
 SESSION = FIX / "memcli-e2e" / "session-2026-12-01T16-19-3b726bda.jsonl"
@@ -103,7 +103,7 @@ def test_a_line_of_an_unknown_kind_is_counted_and_shown(tmp_path: Path, capsys) 
     info = scan(sessions_in(path)[0])
     assert info.entries == 5 and info.skipped == 2
     assert info.extra["skip_reasons"] == {"unknown-record": 1, "unknown-type": 1}
-    assert run_sessions(None, [path]) == 0
+    assert sessions.run([path]) == 0
     assert f"{SESSION_ID}: 2 lines of an unknown kind skipped" in capsys.readouterr().out
 
 
@@ -111,7 +111,7 @@ def test_a_file_of_nothing_known_is_listed_not_hidden(tmp_path: Path, capsys) ->
     """What 0.61's sessions looked like to memcli before it read them: never an empty, hidden session."""
     path = tmp_path / "session-x.jsonl"
     path.write_text('{"$set": {"lastUpdated": "x"}}\n{"what": 1}\n', encoding="utf-8")
-    assert run_sessions(None, [path]) == 0
+    assert sessions.run([path]) == 0
     out = capsys.readouterr().out
     assert "hidden" not in out and "2 lines of an unknown kind" in out
 

@@ -1,4 +1,5 @@
-"""`memcli lint`: the CI and commit paths of the Linter."""
+"""`memcli lint`: the CI and commit paths of the Linter (the commit hook's shape comes through
+memcli.lean without Typer: nothing here imports it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli.commands import json_format, open_workspace, workspace_of_paths
 from memcli.errors import EXIT_FINDINGS, EXIT_OK, UsageError, WorkspaceNotFound
 from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
@@ -66,12 +68,21 @@ def _colour_wanted() -> bool:
 
 
 def _console() -> Console:
-    from rich.console import Console
+    from rich.console import Console  # here: plain output (hooks, CI logs) never loads rich
 
     return Console(file=sys.stdout, highlight=False)
 
 
-def run(
+def run(paths: list[Path] | None = None, *, fmt: str = "auto", strict: bool = False, paths_only: bool = False,
+        no_cache: bool = False, as_json: bool = False, workspace: Path | None = None) -> int:
+    """`memcli lint [PATHS]`: the workspace `--workspace` names, else the one above the first path
+    (or the current directory)."""
+    fmt = json_format(fmt, as_json, "auto")
+    ws = open_workspace(workspace if workspace else workspace_of_paths(paths))
+    return check(ws, list(paths or []), fmt=fmt, strict=strict, paths_only=paths_only, use_cache=not no_cache)
+
+
+def check(
     workspace: Workspace,
     paths: list[Path],
     *,
@@ -81,6 +92,8 @@ def run(
     use_cache: bool = True,
     console: Console | None = None,
 ) -> int:
+    """Lint `paths` of `workspace` (all of it without paths, none with `paths_only`) and print the
+    findings in `fmt`; the exit code says whether any failed."""
     fmt = resolve_format(fmt)
     if not is_root(workspace.root):  # `-w wrong/folder` in CI must not pass with "0 files checked"
         raise WorkspaceNotFound(f"{workspace.root} is not a memcli workspace (no memory/ folder or "

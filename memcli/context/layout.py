@@ -1,4 +1,4 @@
-"""`memcli context`: what an agent should always have in context (spec 2 §6).
+"""The resident context's layout: what fits the budget, in which order (spec 2 §6).
 
 `memory/summary.md`, then a `slug — description` index of knowledge with `model_invocation: true`,
 cut to a token budget and closed by one line saying what was cut. Order, most useful first:
@@ -12,24 +12,18 @@ Decisions are not part of the resident context, so a replaced decision never app
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memcli.context_read import KIND_ORDER, Entry, from_files, from_store, order_entries, resident_entries
-from memcli.errors import EXIT_OK, UsageError
-from memcli.recordtext import one_line
+from memcli.context.read import Entry, from_files, from_store
+from memcli.errors import UsageError
 from memcli.tokens import TokenCounter, get_counter
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from memcli.lint.snapshot import Snapshot
 
-# (Entry, order_entries, resident_entries: gc-report builds the same index; one_line: its facts)
-__all__ = ["KIND_ORDER", "ContextResult", "Entry", "build_context", "one_line", "order_entries",
-           "resident_entries", "run"]
 
-FORMATS = ("markdown", "json")
 MIN_BUDGET = 100
 INDEX_HEADING = "## Knowledge index\n\nRead `knowledge/<slug>.md` when an entry applies to the task.\n\n"
 
@@ -155,7 +149,7 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
 
 def _memoised_fit(workspace: Workspace, summary_lines: list[str], entries: list[Entry],
                   budget: int) -> tuple[_Layout, str]:
-    from memcli.context_memo import LayoutMemo
+    from memcli.context.memo import LayoutMemo  # here: gc-report builds the context without it
 
     memo = LayoutMemo(workspace.state_dir)
     key = memo.key(budget, summary_lines, [e.line for e in entries])
@@ -167,14 +161,3 @@ def _memoised_fit(workspace: Workspace, summary_lines: list[str], entries: list[
     layout = _fit(summary_lines, entries, budget, counter)
     memo.put(key, counter.name, (layout.n_summary, layout.n, layout.truncated, layout.tokens))
     return layout, counter.name
-
-
-def run(workspace: Workspace, *, budget: int | None = None, fmt: str = "markdown") -> int:
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    result = build_context(workspace, budget)
-    if fmt == "json":
-        print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
-    else:
-        print(result.text, end="")
-    return EXIT_OK

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli.anchors import AnchorChecker
+from memcli.records.anchors import Anchor, anchors_of
 from memcli.recordtext import one_line
 from memcli.slug import is_valid_slug
+from memcli.store import open_store
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
 
 if TYPE_CHECKING:
-    from memcli.lint.snapshot import Snapshot
+    from memcli.lint.snapshot import Snapshot  # here: a warm context reads the store, not the files
     from memcli.store import RecordStore
 
 KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
@@ -86,7 +89,6 @@ def order_entries(rows: Iterable[Row]) -> tuple[list[Entry], list[str]]:
 
 def snapshot_anchors(snapshot: Snapshot, paths: Iterable[str]) -> dict[str, list[tuple[str, str | None]]]:
     """Path → the (path, symbol) anchors each of `paths` names, for those naming any."""
-    from memcli.anchors import anchors_of
 
     out = {}
     for path in paths:
@@ -102,9 +104,7 @@ def with_anchor_marks(root: Path, entries: list[Entry],
     """Entries whose record names code that moved or went away carry why, so the agent reads the
     warning beside the claim (`anchors`: what `snapshot_anchors` gives). Records without anchors
     cost nothing."""
-    from dataclasses import replace
 
-    from memcli.anchors import Anchor, AnchorChecker
 
     named = [(n, [Anchor(path, symbol) for path, symbol in anchors[e.path]])
              for n, e in enumerate(entries) if e.path in anchors]
@@ -152,7 +152,6 @@ def from_files(workspace: Workspace, snapshot: Snapshot | None = None,
 def from_store(workspace: Workspace) -> Resident | None:
     """The same from the record store (memcli.store), or None where it cannot answer (no
     writable state folder, a linked record folder)."""
-    from memcli.store import open_store
 
     store = open_store(workspace)
     if store is None:

@@ -1,10 +1,11 @@
-"""The run's git child as a process group: started only once recorded, ended as a whole.
+"""A git child in a process group of its own: started only once recorded, ended as a whole.
 
 `git commit` runs the repository's hooks, and a hook may outlive a killed git (or git may outlive a
 killed memcli and finish the commit after recovery restored the old files). So git starts in a
-process group of its own, behind a gate: the process exists, memcli records its pid in the journal,
-and only then lets it `exec` git. Whoever finds the run dead (memcli after a failed commit, or the
-next command's recovery) ends that group before deciding whether the commit happened.
+process group of its own, behind a gate: the process exists, the caller records its pid (memcli's
+consolidation journal), and only then lets it `exec` git. Whoever finds the run dead (memcli after
+a failed commit, or the next command's recovery) ends that group before deciding whether the
+commit happened.
 """
 
 from __future__ import annotations
@@ -13,16 +14,37 @@ import contextlib
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.consolidate.lock import pid_alive, process_tag
-
 # `read` fails at end of input: a memcli killed before it opened the gate never starts git
 _GATE = 'read -r go && exec "$@"'
 _TERM_GRACE_S = 10.0  # git removes its lock files on SIGTERM; SIGKILL only if it does not end
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def process_tag(pid: int) -> str | None:
+    """Identity of a running process beyond its pid (Linux /proc); None where it cannot be told.
+    After a reboot or a long time, another process may carry the dead owner's pid."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
 
 
 @dataclass(frozen=True)
@@ -43,13 +65,12 @@ class Child:
         return cls(int(str(data["pid"])), proc if isinstance(proc, str) else None, sid)
 
 
-def run_gated(argv: list[str], *, cwd: Path, env: Mapping[str, str],
+def run_gated(args: list[str], *, cwd: Path, env: Mapping[str, str],
               started: Callable[[Child], None]) -> subprocess.CompletedProcess[str]:
-    """Run `argv` in a new process group; `started(child)` runs (and must record it) before argv starts.
-    Any exception or interrupt while it runs ends the whole group before propagating, and so does
-    argv dying of a signal (its hooks would live on, orphaned)."""
-    import tempfile
-
+    """Run `git ARGS` in a new process group; `started(child)` runs (and must record it) before git
+    starts. Any exception or interrupt while it runs ends the whole group before propagating, and
+    so does git dying of a signal (its hooks would live on, orphaned)."""
+    argv = ["git", *args]
     gate_r, gate_w = os.pipe()
     # files, not pipes: a hook left running must not keep memcli waiting for the end of its output
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -100,10 +121,6 @@ def _members(child: Child) -> list[int]:
 
 def _leader_is_ours(child: Child) -> bool:
     return pid_alive(child.pid) and (child.proc is None or process_tag(child.pid) in (None, child.proc))
-
-
-def group_alive(child: Child) -> bool:
-    return bool(_members(child))
 
 
 def end_group(child: Child, timeout: float = 30.0) -> bool:

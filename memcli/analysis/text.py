@@ -10,7 +10,7 @@ character there, so a whole identifier stays one term).
 * ALL-CAPS words are acronyms: case-folded and otherwise left as written, a plural "s" dropped
   (LED, LEDs → led; PRs → pr), never stemmed or looked up in the word-form table.
 * Identifiers — words joined by `_ . / -` or camelCase humps (max_retries, os.path.join,
-  memcli/search/text.py, --include-replaced, v1.2.3, maxRetries) — give one whole term (the parts
+  memcli/analysis/text.py, --include-replaced, v1.2.3, maxRetries) — give one whole term (the parts
   case-folded and joined by "_", so maxRetries, max_retries and max-retries are one identifier) and
   then each part. Parts are suffix-stemmed like words (retry_count is found by "retries count") but
   never go through the word-form table, so `made_by` does not become make.
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from memcli.search.cjk import CJK_CHARS, bigrams, pieces, query_terms
-from memcli.search.irregular import BASE, CODE_FAMILIES
+from memcli.analysis.cjk import CJK_CHARS, bigrams, pieces, query_terms
+from memcli.analysis.irregular import BASE, CODE_FAMILIES
 
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
 TOKENIZER_VERSION = 4
@@ -57,7 +57,7 @@ STOPWORDS = frozenset(
 
 @lru_cache(maxsize=1)
 def _stemmer():
-    import snowballstemmer
+    import snowballstemmer  # here: only stemming needs it; context never stems
 
     return snowballstemmer.stemmer("english")
 
@@ -89,7 +89,7 @@ def _snowball(word: str) -> str:
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """English stem of a case-folded plain word: irregular forms first turned into their base (see
-    memcli.search.irregular), then Snowball; other scripts are returned as they are."""
+    memcli.analysis.irregular), then Snowball; other scripts are returned as they are."""
     return _snowball(BASE.get(word, word))
 
 

@@ -1,11 +1,11 @@
-"""How a Japanese or Chinese query is cut into terms (memcli.search.cjk)."""
+"""How a Japanese or Chinese query is cut into terms (memcli.analysis.cjk)."""
 
 from __future__ import annotations
 
 import pytest
 
-from memcli.search.cjk import pieces
-from memcli.search.text import Group, index_terms, query_groups, query_phrases
+from memcli.analysis.cjk import pieces
+from memcli.analysis.text import Group, index_terms, query_groups, query_phrases
 
 
 @pytest.mark.parametrize(("run", "expected"), [

@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from memcli.atomicio import atomic_write_bytes, atomic_write_text
 from memcli.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT
+from memcli.merge.setup import in_git_repo, register
 from memcli.workspace import KIND_DIRS, STAGING_DIR, STATE_DIR_NAME, SUMMARY_PATH
 
 GITIGNORE_LINES = (f"/{STAGING_DIR}/", f"/{STATE_DIR_NAME}/")
 
 
 def _summary_text() -> str:
-    import datetime as dt
-
     now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
     return (f"---\nupdated_at: {now}\n---\n# Project memory\n\n"
             "Nothing here yet: `memcli consolidate` keeps this overview (roughly 1-5k tokens).\n")
 
 
-def run(root: Path) -> int:
-    root = root.resolve()
+def run(workspace: Path | None = None) -> int:
+    """Lay out the workspace at `workspace` (default: the current directory)."""
+    root = (workspace or Path.cwd()).resolve()
     created: list[str] = []
     for rel in (*KIND_DIRS.values(), STAGING_DIR):
         folder = root / rel
@@ -48,8 +49,6 @@ def run(root: Path) -> int:
         ) + "# memcli: staging and local state\n"
         atomic_write_text(gitignore, existing + block + "\n".join(missing) + "\n")
         created.append(".gitignore entries")
-    from memcli.merge.setup import in_git_repo, register
-
     created += register(root)
     if created:
         print(f"Initialised memcli workspace in {root}: {', '.join(created)}")

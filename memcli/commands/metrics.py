@@ -7,24 +7,25 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from memcli.commands import open_workspace
 from memcli.errors import EXIT_OK, UsageError
 from memcli.metrics.api import Metrics, record_json, refresh_metrics
 from memcli.metrics.candidates import CandidateReport, candidate_report
 from memcli.metrics.scan import ScanSummary
 from memcli.tables import print_table
-from memcli.workspace import Workspace
 
 
 def run(
-    ws: Workspace,
     *,
     candidates: bool = False,
     as_json: bool = False,
     rebuild: bool = False,
     sessions: list[Path] | None = None,
     show_all: bool = False,
+    workspace: Path | None = None,
     out: TextIO | None = None,
 ) -> int:
+    ws = open_workspace(workspace)
     out = out or sys.stdout
     for path in sessions or []:
         if not path.exists():
@@ -47,14 +48,14 @@ def run(
 
 
 def _console(out: TextIO):
-    from rich.console import Console
+    from rich.console import Console  # here: --json output never loads rich
 
     # Off a terminal nothing is wrapped: a long path stays on its line for grep.
     return Console(file=out, highlight=False, soft_wrap=not out.isatty())
 
 
 def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: bool) -> None:
-    from rich.table import Table
+    from rich.table import Table  # here: --json output never loads rich
 
     console = _console(out)
     rows = [m for m in metrics.records.values() if show_all or m.count]

@@ -14,6 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from memcli.atomicio import atomic_write_text
 from memcli.tokens import counter_id
 
 MEMO_FILE = "context-memo.json"
@@ -49,8 +50,6 @@ class LayoutMemo:
         return name, (n_summary, n, truncated, tokens)
 
     def put(self, key: str, name: str, fields: Fields) -> None:
-        from memcli.atomicio import atomic_write_text
-
         self._rows.pop(key, None)
         self._rows[key] = [name, *fields]
         while len(self._rows) > _KEEP:

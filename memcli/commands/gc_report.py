@@ -4,28 +4,34 @@ from __future__ import annotations
 
 import gc
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli.commands import json_format, open_workspace
 from memcli.errors import EXIT_OK, UsageError
 from memcli.gc.facts import FactsCache
 from memcli.gc.render import FORMATS, render_json, render_markdown, render_text
 from memcli.gc.report import build_report
+from memcli.gc.usage import usage_from_metrics
+from memcli.lint.cache import ResultCache
+from memcli.metrics import load_metrics
+from memcli.store import open_store
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = None) -> int:
+def run(*, fmt: str = "text", as_json: bool = False, workspace: Path | None = None) -> int:
+    return report(open_workspace(workspace), fmt=json_format(fmt, as_json, "text"))
+
+
+def report(workspace: Workspace, *, fmt: str = "text", console: Console | None = None) -> int:
+    """Build the GC report of `workspace` and print it in `fmt`."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     # Usage figures saved by the last `memcli metrics` (None until it has counted a session: then no
     # `unused` candidates, as absence of figures is not evidence of disuse).
-    from memcli.gc.usage import usage_from_metrics
-    from memcli.lint.cache import ResultCache
-    from memcli.metrics import load_metrics
-    from memcli.store import open_store
-
     metrics = load_metrics(workspace)
     # The record store: records it keeps are not parsed again; with it come the Linter's result
     # cache (the bloat warnings of unchanged records; this run's results serve the next lint) and
@@ -40,7 +46,7 @@ def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = No
         if store is not None:
             store.refresh()
             cache, facts_cache = ResultCache(store, workspace.config.lint), FactsCache(store)
-        report = build_report(
+        found = build_report(
             workspace,
             metrics=usage_from_metrics(metrics) if metrics is not None else None,
             cache=cache,
@@ -55,11 +61,11 @@ def run(workspace: Workspace, *, fmt: str = "text", console: Console | None = No
         if store is not None:
             store.close()
     if fmt == "json":
-        print(render_json(report))
+        print(render_json(found))
     elif fmt == "markdown":
-        print(render_markdown(report))
+        print(render_markdown(found))
     else:
-        from rich.console import Console
+        from rich.console import Console  # here: JSON and Markdown output never load rich
 
-        render_text(report, console or Console(file=sys.stdout, highlight=False))
+        render_text(found, console or Console(file=sys.stdout, highlight=False))
     return EXIT_OK

@@ -1,0 +1,16 @@
+"""`memcli consolidate`: Phase 2 (memcli.consolidate), one locked, all-or-nothing git commit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memcli.commands import open_workspace
+from memcli.consolidate.run import Options
+from memcli.consolidate.run import run as consolidate
+
+
+def run(*, if_needed: bool = False, dry_run: bool = False, no_commit: bool = False, allow_dirty: bool = False,
+        model: str | None = None, keep_published: bool = False, json_out: bool = False,
+        workspace: Path | None = None) -> int:
+    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published)
+    return consolidate(open_workspace(workspace), opts)

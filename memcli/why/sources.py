@@ -1,0 +1,75 @@
+"""A record's Sources traced back through the session adapters: who said the entries each one
+points to, and a short, redacted excerpt of them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.errors import MemcliError
+from memcli.provenance import role_of
+from memcli.records.models import Source, cited_sources
+from memcli.secrets import redact
+from memcli.sessions.discover import discover
+from memcli.sessions.query import select
+from memcli.sessions.render import entry_text
+from memcli.workspace import Kind, Workspace
+
+EXCERPT_CHARS = 280
+
+
+@dataclass
+class SourceStory:
+    field: str
+    source: str
+    found: bool
+    agent: str | None = None
+    roles: list[str] = field(default_factory=list)
+    excerpt: str | None = None
+    note: str | None = None
+
+
+def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source | None, Any]]:
+    """(field, Source or None when invalid, raw value) for every Source-typed field of a record."""
+    out: list[tuple[str, Source | None, Any]] = []
+    for name, raw in cited_sources(kind, meta):
+        try:
+            out.append((name, Source.model_validate(raw), raw))
+        except ValueError:
+            out.append((name, None, raw))
+    return out
+
+
+def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[SourceStory]:
+    """Each Source with the roles and a redacted excerpt of the entries it points to."""
+    wanted = [src for _, src, _ in found if src is not None]
+    infos = {}
+    if wanted:
+        sessions = discover(ws, scan=False)
+        ids = {i.session_id for i in sessions}
+        for src in wanted:
+            for info in sessions:
+                if info.session_id == src.session_id or (
+                        src.session_id not in ids and info.session_id.startswith(src.session_id)):
+                    infos.setdefault(src.session_id, info)
+    out = []
+    for name, src, raw in found:
+        if src is None:
+            out.append(SourceStory(name, json.dumps(raw, ensure_ascii=False, default=str), False,
+                                   note="not a valid Source (see `memcli lint`)"))
+            continue
+        info = infos.get(src.session_id)
+        if info is None:
+            out.append(SourceStory(name, str(src), False, note="transcript not on this machine"))
+            continue
+        try:
+            entries = select(info, src.range)
+        except (MemcliError, OSError) as exc:  # out of range, unreadable: said, not fatal
+            out.append(SourceStory(name, str(src), False, agent=info.agent, note=str(exc)))
+            continue
+        roles = list(dict.fromkeys(role_of(e) for e in entries))
+        text, _ = redact("\n".join(entry_text(e) for e in entries))
+        excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
+        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
+    return out
