@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from e2e.conftest import HERE, agent_binary, run
-from support.agent_server import Request, Turn
+from support.agent_server import Request, ScriptedServer, Turn
 from support.chat_completions_server import ChatCompletionsServer
 
 PROMPT = "How do we back up the database? And from now on we lint with ruff, please keep that."
@@ -52,7 +52,7 @@ def trust_folder(home: Path, folder: Path) -> None:
     path.write_text(json.dumps({"trustedFolders": [str(folder)]}, indent=2), encoding="utf-8")
 
 
-def copilot_env(agent_env: dict[str, str], server: ChatCompletionsServer) -> dict[str, str]:
+def copilot_env(agent_env: dict[str, str], server: ScriptedServer) -> dict[str, str]:
     return {**agent_env, "COPILOT_PROVIDER_BASE_URL": server.url + "/v1", "COPILOT_MODEL": "gpt-4.1",
             "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false", "COPILOT_CACHE_HOME": str(CACHE),
             "HTTPS_PROXY": server.url, "HTTP_PROXY": server.url, "https_proxy": server.url,
