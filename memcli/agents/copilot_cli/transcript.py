@@ -16,7 +16,7 @@ Mapping (checked against 1.0.102, its session-events schema and the files it wri
 - `hook.end` whose output has `additionalContext` (a SessionStart hook's context, memcli's among
   them), `skill.invoked` (the skill's text), `system.notification`, a compaction's summary,
   `session.info` / `.warning` / `.error` → system, injected.
-- `system.message` (Copilot's own system prompt, repeated for every prompt) and every other event
+- `system.message` (Copilot's own system prompt, repeated through the file) and every other event
   type of events.py carry no conversation: ignored. A type not there is counted as skipped.
 """
 
