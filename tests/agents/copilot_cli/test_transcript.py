@@ -135,3 +135,26 @@ def test_the_session_id_without_a_start_event_is_the_folders() -> None:
     (info,) = READER.describe(Path("/h/.copilot/session-state/abc-1/events.jsonl"), [])
     (legacy,) = READER.describe(Path("/h/.copilot/session-state/abc-2.jsonl"), [])
     assert (info.session_id, legacy.session_id) == ("abc-1", "abc-2")
+
+
+def test_sessions_and_source_read_copilots_folder(tmp_path: Path, capsys) -> None:
+    """`memcli sessions` and `memcli source` over session-state as Copilot left it (workspace.yaml
+    beside each events.jsonl is no session of its own)."""
+    from support.cli import run
+
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    code, out, _ = run(capsys, "sessions", "--path", str(FIX), "-w", str(ws), "--json")
+    assert code == 0
+    listed = {s["session_id"]: s for s in json.loads(out)}
+    assert set(listed) == {SESSION_ID, REWOUND.parent.name}
+    mine = listed[SESSION_ID]
+    assert (mine["agent"], mine["entries"], mine["skipped"]) == ("copilot-cli", 7, 0)
+    assert mine["path"] == str(SESSION)
+    assert mine["extra"]["title"] == PROMPT and mine["extra"]["version"] == "1.0.102"
+    span = f"{SESSION_ID[:8]}:13-15"
+    code, out, _ = run(capsys, "source", span, "--path", str(FIX), "-w", str(ws), "--json")
+    assert code == 0
+    call, result = json.loads(out)["entries"]
+    assert call["tool_calls"][0]["name"] == "memcli-memcli_remember" and call["index"] == 13
+    assert result["tool_results"][0]["call_id"] == call["tool_calls"][0]["call_id"] and result["injected"]

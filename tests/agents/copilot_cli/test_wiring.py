@@ -109,6 +109,27 @@ def test_project_install_writes_its_three_files_and_uninstall_gives_every_byte_b
     assert not (ws / ".github" / "hooks").exists()
 
 
+def test_backups_hold_the_previous_bytes_and_without_them_uninstall_still_gives_them_back(ws: Path) -> None:
+    """The surgical path (backups deleted): memcli's server member and approval records come out as
+    exactly the text they went in as."""
+    from memcli.hooks import install as inst
+
+    permissions_text = PERMISSIONS.replace("{ws}", str(ws))
+    mcp = _write(ws / ".github" / "mcp.json", MCP)
+    permissions = _write(Path.home() / ".copilot" / "permissions-config.json", permissions_text)
+    assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
+    backups = {p.name.split("-install-", 1)[1]: p for p in inst.backup_dir().iterdir()}
+    assert backups["permissions-config.json"].read_text(encoding="utf-8") == permissions_text
+    assert backups["mcp.json"].read_text(encoding="utf-8") == MCP
+    assert "memcli.json.absent" in backups  # the hooks file did not exist
+    for backup in backups.values():
+        backup.unlink()
+    assert exit_code("hooks", "uninstall", "--agent", "copilot", "-w", str(ws)) == 0
+    assert mcp.read_text(encoding="utf-8") == MCP
+    assert permissions.read_text(encoding="utf-8") == permissions_text
+    assert not (ws / ".github" / "hooks" / "memcli.json").exists()
+
+
 def test_uninstall_after_copilot_rewrote_its_file_takes_only_memclis_approvals(ws: Path) -> None:
     assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
     permissions = Path.home() / ".copilot" / "permissions-config.json"
