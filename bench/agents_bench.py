@@ -2,7 +2,7 @@
 it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
 scripted model server on 127.0.0.1).
 
-Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini} [--runs 7]
+Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot} [--runs 7]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
@@ -110,6 +110,7 @@ def measure(setup: Setup, base: Path, runs: int) -> tuple[str, dict[str, list[fl
         setup.prepare(binary, root, env, name == "with")
         setups[name] = (root, env)
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+    version = version.splitlines()[0] if version else version  # Copilot adds a line about updates
 
     def once(name: str) -> float:
         root, env = setups[name]
@@ -185,6 +186,25 @@ def gemini() -> Setup:
     return Setup("gemini", "gemini", _env, prepare, GeminiServer, launch)
 
 
+def copilot() -> Setup:
+    """GitHub Copilot CLI headless (`copilot -p`) through its own BYOK provider settings, offline, the
+    folder trusted in both setups (Copilot asks it of every folder); it waits for its MCP servers."""
+    from e2e.test_copilot import copilot_env, trust_folder
+    from support.chat_completions_server import ChatCompletionsServer
+
+    def env_of(home: Path) -> dict[str, str]:
+        return {k: v for k, v in _env(home).items() if not k.startswith("COPILOT_")}
+
+    def prepare(binary: Path, root: Path, env: dict[str, str], memcli: bool) -> None:
+        trust_folder(Path(env["HOME"]), root)
+
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        subprocess.run([str(binary), "-p", "hi"], cwd=root, env=copilot_env(env, server),
+                       capture_output=True, timeout=120, check=True)
+
+    return Setup("copilot", "copilot", env_of, prepare, ChatCompletionsServer, launch)
+
+
 def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
     once("without"), once("with")  # warm the file cache; not counted
     times: dict[str, list[float]] = {"without": [], "with": []}
@@ -194,7 +214,8 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
     return times
 
 
-AGENTS: dict[str, Callable[[], Setup]] = {"claude-code": claude_code, "codex": codex, "gemini": gemini}
+AGENTS: dict[str, Callable[[], Setup]] = {"claude-code": claude_code, "codex": codex, "gemini": gemini,
+                                          "copilot": copilot}
 
 
 def main() -> int:

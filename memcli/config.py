@@ -141,6 +141,7 @@ class SessionsConfig:
     claude_home: str | None = None
     codex_home: str | None = None
     gemini_home: str | None = None
+    copilot_home: str | None = None
     paths: list[str] = field(default_factory=list)
 
 

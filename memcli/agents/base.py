@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 TEXT = "text"  # its SessionStart hook's stdout is added to the context as is
 JSON = "json"  # only `{"hookSpecificOutput": {"additionalContext": ...}}` reaches the context
+ADDITIONAL_CONTEXT = "additional-context"  # only a top-level `{"additionalContext": ...}` does
+FORMS = (TEXT, JSON, ADDITIONAL_CONTEXT)
 
 
 class Hooks:
@@ -39,7 +41,7 @@ class Hooks:
 
     def __init__(self, option: str, session_start: str, end_events: frozenset[str]) -> None:
         self.option = option  # its `--agent` in `memcli hooks`, and in the hook commands installed
-        self.session_start = session_start  # TEXT or JSON: the form its SessionStart hook must print
+        self.session_start = session_start  # one of FORMS: what its SessionStart hook must print
         self.end_events = end_events  # hook events that mean its session is over: capture at once
 
 

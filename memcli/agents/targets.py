@@ -24,7 +24,8 @@ def session_start_command(option: str) -> str:
 @dataclass(frozen=True)
 class Entry:
     """One thing memcli adds to one config file: member `key` of the object at `path`, or (key
-    None) one element appended to the array at `path`."""
+    None) one element appended to the array at `path`: a hook group (`{"hooks": [handler]}`), a
+    handler of its own (`element` names its command's member), a rule or a record."""
 
     label: str
     path: tuple[str, ...]
@@ -32,13 +33,34 @@ class Entry:
     value: Any
     marker: str  # a hook handler whose command starts with this is memcli's
     older: tuple[Any, ...] = ()  # values earlier memcli versions wrote: `install` brings them up to date
+    element: str | None = None  # the member holding the command of a handler that is an element itself
+
+    @property
+    def whole(self) -> bool:
+        """Is an element memcli's as a whole (a rule, a record, a handler of its own), rather than a
+        hook group whose other handlers may be the user's?"""
+        return self.key is None and not (isinstance(self.value, dict) and "hooks" in self.value)
 
     def is_ours(self, found: Any) -> bool:
         if self.key is not None:
             return True  # the member named `memcli` in mcpServers / mcp_servers
         if isinstance(self.value, str):
             return found == self.value  # a rule in a list of strings (Claude Code's permissions.allow)
-        return isinstance(found, dict) and bool(self.handlers_ours(found))
+        if not isinstance(found, dict):
+            return False
+        if self.element is not None:  # a handler of its own (GitHub Copilot CLI's hooks)
+            return str(found.get(self.element, "")).startswith(self.marker)
+        if self.whole:
+            return found == self.value  # a record (a tool approval): memcli's when it is the same
+        return bool(self.handlers_ours(found))
+
+    def commands(self) -> list[str]:
+        """The commands a hook entry runs ([] for other entries)."""
+        if self.element is not None:
+            return [self.value[self.element]]
+        if isinstance(self.value, dict) and isinstance(self.value.get("hooks"), list):
+            return [h["command"] for h in self.value["hooks"]]
+        return []
 
     def handlers_ours(self, group: Any) -> list[int]:
         """Indices of memcli's handlers inside a hook group."""
@@ -68,6 +90,12 @@ def hook(event: str, command: str, marker: str, timeout: int, *, matcher: str | 
     group: dict[str, Any] = {"matcher": matcher} if matcher else {}
     group["hooks"] = [handler]
     return Entry(f"{event} hook", ("hooks", event), None, group, marker)
+
+
+def own_hook(event: str, handler: dict[str, Any], command_key: str, marker: str) -> Entry:
+    """A handler appended to `hooks.<event>` as an element of its own, not inside a group (GitHub
+    Copilot CLI: `{"type": "command", "bash": ...}`), its command in member `command_key`."""
+    return Entry(f"{event} hook", ("hooks", event), None, handler, marker, element=command_key)
 
 
 def mcp_server(table: str, **options: Any) -> Entry:

@@ -4,10 +4,10 @@ An agent connected to `memcli mcp` says "keep this" by calling the `memcli_remem
 why?)` tool; the server writes nothing, the call stays in the transcript, and `memcli extract`
 turns each call into one staging file whose Source is exactly the entry of the call. Agents name
 MCP tools differently (each agent's TOOL_NAMES, memcli/agents/<agent>/__init__.py: Claude Code
-`mcp__<server>__memcli_remember`, Gemini CLI 0.61 `mcp_<server>_…`, ...), so the name is matched
-on its last component (tests/agents/test_registry.py holds every agent's forms to it). The call
-and its acknowledgement are kept from the extract model (it would stage the same thing a second
-time); a chunk holding nothing else needs no model call at all.
+`mcp__<server>__memcli_remember`, Gemini CLI 0.61 `mcp_<server>_…`, Copilot CLI `<server>-…`, ...),
+so the name is matched on its last component (tests/agents/test_registry.py holds every agent's
+forms to it). The call and its acknowledgement are kept from the extract model (it would stage the
+same thing a second time); a chunk holding nothing else needs no model call at all.
 
 Kinds map onto the staging schema: `decision` → a decision item (text, why as its rationale);
 `request` → a request item; `rule` → a request item titled `Rule: …` (a standing instruction
@@ -38,7 +38,7 @@ TOOL = "memcli_remember"
 KINDS = ("decision", "request", "rule")
 VERSION = "remember-1"  # the mapping's version: staging ids and the ledger tell it from a prompt's
 MODEL = "memcli_remember"  # staging files made by this module name it as their "model"
-_NAME = re.compile(r"^(?:.*[_./:])?memcli_remember$")
+_NAME = re.compile(r"^(?:.*[-_./:])?memcli_remember$")
 _TEXT = 1_000
 _TITLE = 80
 

@@ -142,7 +142,7 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
             return None  # a setting of the user's own value is theirs, not memcli's
         return path, (list(found).index(entry.key) if cf.fmt == "json" else entry.key)
     for i, group in enumerate(found):
-        if isinstance(entry.value, str) and entry.is_ours(group):
+        if entry.whole and entry.is_ours(group):
             return path, i
         mine = entry.handlers_ours(group) if isinstance(group, dict) else []
         if not mine:

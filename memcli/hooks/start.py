@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from memcli.agents import registry
-from memcli.agents.base import JSON
+from memcli.agents.base import ADDITIONAL_CONTEXT, JSON
 from memcli.errors import EXIT_OK
 from memcli.hooks.payload import guarded, read_payload
 from memcli.workspace import Workspace, find_root
@@ -34,7 +34,7 @@ def find_workspace(cwd: str | None, workspace: Path | None) -> Workspace | None:
 
 
 def output_form(option: str | None) -> str:
-    """TEXT or JSON: how the agent named by `--agent` reads its SessionStart hook's output. JSON for a
+    """How the agent named by `--agent` reads its SessionStart hook's output (base.FORMS). JSON for a
     name memcli does not know: no agent mistakes it for something else."""
     found = registry.by_option(option or registry.SESSION_START_DEFAULT)
     return found[1].session_start if found is not None else JSON
@@ -51,10 +51,12 @@ def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path |
         result = build_context(ws)
         if result.summary_path is None and not result.shown and not result.cut:
             return EXIT_OK  # an empty memory: nothing worth a place in the context
-        text = result.text
-        if output_form(agent) == JSON:
+        text, form = result.text, output_form(agent)
+        if form == JSON:
             out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        elif form == ADDITIONAL_CONTEXT:
+            sys.stdout.write(json.dumps({"additionalContext": text}, ensure_ascii=False) + "\n")
         else:  # added to the context as is
             sys.stdout.write(text)
         return EXIT_OK

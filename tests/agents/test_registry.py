@@ -32,7 +32,10 @@ NAMES = [a.NAME for a in AGENTS]
 
 
 def _fixtures(name: str) -> list[Path]:
-    return sorted(p for p in (FIX / name).rglob("*") if p.is_file() and p.name != "logs.json")
+    """The transcripts among an agent's fixtures (beside them: Copilot's workspace.yaml, ...)."""
+    agent = registry.get(name)
+    looks = agent.load().discovery.is_transcript if agent is not None else lambda path: True
+    return sorted(p for p in (FIX / name).rglob("*") if p.is_file() and p.name != "logs.json" and looks(p))
 
 
 @pytest.fixture
@@ -40,7 +43,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME"):
         monkeypatch.setenv(var, str(tmp_path / "no-home"))  # no real agent's sessions
     return root
 
@@ -67,14 +70,14 @@ def test_each_agent_has_each_part_it_declares(agent: base.Agent, tmp_path: Path)
         assert parts.wiring is None
         return
     hooks = agent.HOOKS
-    assert hooks.session_start in (base.TEXT, base.JSON)
+    assert hooks.session_start in base.FORMS
     assert isinstance(hooks.end_events, frozenset)
     assert isinstance(parts.wiring, Wiring)
     for scope, root in (("project", tmp_path), ("user", None)):
         files = parts.wiring.config_files(scope, root)
         assert files and all(isinstance(cf, ConfigFile) and cf.agent == hooks.option for cf in files)
-        starts = [e.value for cf in files for e in cf.entries if e.marker == SESSION_START]
-        assert [h["command"] for group in starts for h in group["hooks"]] == [start_command(hooks.option)]
+        starts = [c for cf in files for e in cf.entries if e.marker == SESSION_START for c in e.commands()]
+        assert starts == [start_command(hooks.option)]
         assert isinstance(parts.wiring.install_notes(scope, root), list)
         assert isinstance(parts.wiring.states(scope, root), list)
 

@@ -57,7 +57,7 @@ ROUTES = {"lean": "from memcli.entry import main; main()",  # what the installed
           "typer": "from memcli.cli import main; main()"}
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "copilot"])
 @pytest.mark.parametrize("how", ["payload", "option", "outside"])
 def test_session_start_prints_the_same_bytes_without_typer(agent: str, how: str, example_ws: Path,
                                                            tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ def answer_items(fake: FakeLLM) -> None:
 
 @pytest.mark.parametrize("agent, sub", [
     ("claude-code", "claude-code"), ("codex", "codex"), ("gemini-cli", "gemini-cli"), ("aider", "aider"),
+    ("copilot-cli", "copilot-cli"),
 ])
 def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corpus: Path,
                                           agent: str, sub: str) -> None:
@@ -38,7 +39,8 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
     remembered = [(f.source.session_id, f.source.range) for f in staged(ws) if f.model == remember.MODEL]
     e2e_calls = {"claude-code": [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))],
                  "gemini-cli": [("3b726bda-21bf-415f-8abd-498c40c008e8", (9, 11))],
-                 "codex": [("01a23270-2195-7373-8aab-88da5a3bd4a7", (15, 15))]}
+                 "codex": [("01a23270-2195-7373-8aab-88da5a3bd4a7", (15, 15))],
+                 "copilot-cli": [("3bf39108-d836-47d4-b26f-1fb4f7bc2c3a", (13, 13))]}
     assert remembered == e2e_calls.get(sub, [])
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()
@@ -65,6 +67,20 @@ def test_codex_sample_sends_the_human_request_and_drops_injected_context(
     sent = "\n".join(b["messages"][-1]["content"] for b in fake_llm.requests)
     assert "let's update the defailt context compart to 90 in env var" in sent
     assert "<environment_context>" not in sent and "AGENTS.md instructions for" not in sent
+
+
+def test_copilot_session_sends_the_prompt_as_typed_and_drops_what_copilot_injected(
+        fake_llm: FakeLLM, ws: Workspace, corpus: Path) -> None:
+    """The e2e session: memcli's own context (a SessionStart hook's `additionalContext`), Copilot's
+    system prompt and the tool results are not the user's words; the prompt is, without the
+    `<current_datetime>` Copilot added for the model."""
+    answer_items(fake_llm)
+    run(ws, paths=[corpus / "copilot-cli" / "memcli-e2e" / "3bf39108-d836-47d4-b26f-1fb4f7bc2c3a"])
+    sent = "\n".join(b["messages"][-1]["content"] for b in fake_llm.requests)
+    assert "How do we back up the database? And from now on we lint with ruff" in sent
+    assert "Nightly `sqlite3 .backup` to the NAS" in sent
+    assert "# Project memory" not in sent and "system prompt" not in sent
+    assert "current_datetime" not in sent
 
 
 def test_second_run_calls_nothing_and_writes_nothing(fake_llm: FakeLLM, ws: Workspace, corpus: Path) -> None:
@@ -261,6 +277,7 @@ def test_without_paths_the_workspace_sessions_are_discovered(fake_llm: FakeLLM, 
     answer_items(fake_llm)
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "no-gemini"))
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "no-copilot"))
     assert exit_code("extract", "-w", str(ws.root)) == 0
     assert [f.source.session_id for f in staged(ws)] == ["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"]
     sent = fake_llm.requests[0]["messages"][-1]["content"]

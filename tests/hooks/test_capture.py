@@ -14,6 +14,7 @@ import pytest
 from extract.helpers import make_ws, staged, write_jsonl
 from support.fake_llm import Reply
 from support.hook_payloads import (
+    FIXTURES,
     ITEMS,
     SESSION_IDS,
     copy_transcript,
@@ -58,6 +59,34 @@ def test_gemini_session_found_by_discovery_when_the_payload_names_no_file(
     monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini_dir.parent))
     assert capture.capture(ws, SESSION_IDS["gemini-jsonl"], None) == 0
     assert {f.source.session_id for f in staged(ws)} == {SESSION_IDS["gemini-jsonl"]}
+
+
+def test_copilot_session_found_by_its_id_the_payload_naming_no_file(
+        tmp_path: Path, fake_llm, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copilot CLI 1.0.102's SessionEnd payload, as it sent it (no transcript_path): the worker finds
+    session-state/<id>/events.jsonl under its home by the folder its session.start names."""
+    ws = make_ws(tmp_path / "ws")
+    fake_llm.responder = lambda body: Reply(content=ITEMS)
+    session = "3bf39108-d836-47d4-b26f-1fb4f7bc2c3a"
+    fixture = FIXTURES / "copilot-cli" / "memcli-e2e" / session / "events.jsonl"
+    first, rest = fixture.read_text(encoding="utf-8").split("\n", 1)
+    start = json.loads(first)
+    start["data"]["context"]["cwd"] = str(ws.root)  # it ran in this workspace
+    events = tmp_path / "copilot-home" / "session-state" / session / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text(json.dumps(start) + "\n" + rest, encoding="utf-8")
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot-home"))
+    read, write = os.pipe()
+    os.write(write, json.dumps({"hook_event_name": "SessionEnd", "session_id": session,
+                                "timestamp": "2026-12-01T19:26:09.368Z", "cwd": str(ws.root),
+                                "reason": "complete"}).encode())
+    os.close(write)
+    with os.fdopen(read, "rb") as stream:
+        sent = hook_payload.read_payload(stream)
+    assert capture.capture(ws, sent["session_id"], sent.get("transcript_path")) == 0
+    files = staged(ws)
+    assert {(f.agent, f.source.session_id) for f in files} == {("copilot-cli", session)}
+    assert history.last(ws, "extract")["result"] == "done"  # type: ignore[index]
 
 
 def test_worker_waits_for_the_idle_window_then_extracts(tmp_path: Path, fake_llm) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.cli import exit_code
 
+from memcli.agents import registry
 from memcli.agents.jsonedit import blank_comments
 from memcli.hooks import install as inst
 
@@ -99,7 +100,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME"):
         monkeypatch.delenv(var, raising=False)
     return root
 
@@ -265,7 +266,8 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
-    assert set(user.values()) == {"installed"} and len(user) == 17 and project == {"missing"}
+    declared = [e for cf in inst._files("all", "user", None) for e in cf.entries]
+    assert set(user.values()) == {"installed"} and len(user) == len(declared) and project == {"missing"}
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
@@ -288,7 +290,7 @@ def test_bad_agent_or_scope_is_a_usage_error(ws: Path, capsys: pytest.CaptureFix
     assert exit_code("hooks", "install", "--agent", "cursor", "-w", str(ws)) == 2
     assert exit_code("hooks", "install", "--scope", "global", "-w", str(ws)) == 2
     err = capsys.readouterr().err
-    assert "claude-code, codex, gemini or all" in err and "choose project or user" in err
+    assert f"{', '.join(registry.options())} or all" in err and "choose project or user" in err
 
 
 def test_codex_blocks_go_at_the_end_and_leave_the_users_tables_in_place(ws: Path) -> None:

@@ -21,7 +21,7 @@ LOADED = ("import atexit, sys\n"
           "from memcli.entry import main\nmain()\n")
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "copilot"])
 def test_session_start_prints_the_context_in_the_agents_form(agent: str, example_ws: Path,
                                                              tmp_path: Path) -> None:
     context = memcli_run(["context"], None, example_ws).stdout.decode()
@@ -33,6 +33,8 @@ def test_session_start_prints_the_context_in_the_agents_form(agent: str, example
     out = done.stdout.decode()
     if agent == "claude-code":
         assert out == context  # plain stdout is what Claude Code adds to the context
+    elif agent == "copilot":
+        assert json.loads(out) == {"additionalContext": context}  # Copilot CLI reads nothing else
     else:
         data = json.loads(out)  # Gemini CLI reads JSON only; Codex accepts it
         assert data == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
