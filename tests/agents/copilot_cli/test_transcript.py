@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 from memcli.agents.copilot_cli.transcript import READER
+from memcli.commands.sessions import run as run_sessions
 from memcli.sessions import read_entries, read_session, scan, sessions_in
-from memcli.sessions.commands import run_sessions
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts" / "copilot-cli" / "memcli-e2e"
 SESSION_ID = "3bf39108-d836-47d4-b26f-1fb4f7bc2c3a"
@@ -119,7 +119,7 @@ def test_an_event_of_an_unknown_kind_is_counted_and_shown(tmp_path: Path, capsys
     info = scan(sessions_in(path)[0])
     assert info.entries == 7 and info.skipped == 2
     assert info.extra["skip_reasons"] == {"unknown-type": 1, "unknown-record": 1}
-    assert run_sessions(None, [path]) == 0
+    assert run_sessions([path]) == 0
     assert f"{SESSION_ID}: 2 lines of an unknown kind skipped" in capsys.readouterr().out
 
 
@@ -127,7 +127,7 @@ def test_a_file_of_nothing_known_is_listed_not_hidden(tmp_path: Path, capsys) ->
     path = tmp_path / "s" / "events.jsonl"
     path.parent.mkdir()
     path.write_text(json.dumps(event("session.begin", {"sessionId": "x"})) + "\n", encoding="utf-8")
-    assert run_sessions(None, [path]) == 0
+    assert run_sessions([path]) == 0
     assert "1 line of an unknown kind" in capsys.readouterr().out
 
 
