@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memcli.agents.documents import is_document_id
 from memcli.errors import EXIT_OK, MemcliError, UsageError
 from memcli.gc.drift import git_text
 from memcli.provenance import role_of
@@ -231,7 +232,8 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
     from memcli.sessions.render import entry_text
 
     wanted = [src for _, src, _ in found if src is not None]
-    infos = {}
+    infos = _documents(ws, wanted)  # imported files (memcli import): found by their id, not discovered
+    wanted = [src for src in wanted if not is_document_id(src.session_id)]
     if wanted:
         sessions = discover(ws, scan=False)
         ids = {i.session_id for i in sessions}
@@ -248,7 +250,8 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
             continue
         info = infos.get(src.session_id)
         if info is None:
-            out.append(SourceStory(name, str(src), False, note="transcript not on this machine"))
+            what = "document" if is_document_id(src.session_id) else "transcript"
+            out.append(SourceStory(name, str(src), False, note=f"{what} not on this machine"))
             continue
         try:
             entries = select(info, src.range)
@@ -259,6 +262,18 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
         text, _ = redact("\n".join(entry_text(e) for e in entries))
         excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
         out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
+    return out
+
+
+def _documents(ws: Workspace, sources: list[Source]) -> dict[str, Any]:
+    from memcli.agents.documents.discovery import session
+
+    out = {}
+    for src in sources:
+        if is_document_id(src.session_id) and src.session_id not in out:
+            info = session(src.session_id, ws.root, ws.config.sessions)
+            if info is not None:
+                out[src.session_id] = info
     return out
 
 
