@@ -45,6 +45,7 @@ _COMMENT = re.compile(r"^\s*<!--.*-->\s*$", re.DOTALL)
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\./|\.\./|/)?[\w.\-/]+)")
 _POINTER = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[^\]]*\]\(([^)\s]+)\)")
 _CWD = re.compile(r"applies_to:\s*cwd=([^;\n]+)")
+_CODEX_ROUTING = ("rollout_summary_files", "keywords")  # sections that point at rollouts, not memory
 _CLINE = {"projectbrief.md": "foundation: core requirements and goals",
           "productContext.md": "why the project exists and how it should work",
           "systemPatterns.md": "architecture, key technical decisions, design patterns",
@@ -177,8 +178,8 @@ def _codex(doc: Parsed, where: Where) -> Selection:
             group = block.start
         if group not in ours_at or block.kind in _SKIPPED or _COMMENT.match(block.text):
             continue
-        if block.trail and block.trail[-1] in ("rollout_summary_files", "keywords"):
-            continue
+        if _CWD.search(block.text) or block.trail and block.trail[-1] in _CODEX_ROUTING:
+            continue  # Codex's routing: the group's `scope:` / `applies_to:` header, pointers, keywords
         kept.append(block)
     left = (f"{others} task group(s) of other folders",) if others else ()
     return Selection("a Codex memory task group of this project", tuple(kept), left)
