@@ -65,8 +65,8 @@ class Consolidator:
         return Reply(tool_calls=[finish_call()])
 
 
-def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(world: World, fake_llm: FakeLLM,
-                                                                              capsys) -> None:
+def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(
+        world: World, fake_llm: FakeLLM, capsys) -> None:
     fake_llm.responder = Consolidator()
     agents_md = (world.root / "AGENTS.md").read_bytes()
     start = head(world.root)
@@ -84,6 +84,7 @@ def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(w
     [source] = story["sources"]
     assert source["found"] and source["agent"] == "agents-md" and source["roles"] == ["user"]
     assert "コミットメッセージは日本語で" in source["excerpt"] and source["excerpt"].startswith("[15] user")
-    assert story["history"][0]["staging"] and story["history"][0]["staging"][0].startswith("agents-md-AGENTS-md-15-15-")
+    [staging_item] = story["history"][0]["staging"]  # the staging file it came from, by its span
+    assert staging_item.startswith("agents-md-AGENTS-md-15-15-")
     code, out, _err = cli(capsys, "source", "agents-md/AGENTS.md:15-15", "-w", str(world.root))
     assert code == 0 and "── agents-md/AGENTS.md:15-15 · agents-md ·" in out and "Conventional Commits" in out
