@@ -261,8 +261,19 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
         roles = list(dict.fromkeys(role_of(e) for e in entries))
         text, _ = redact("\n".join(entry_text(e) for e in entries))
         excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
-        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
+        changed = _changed(ws, src, info) if is_document_id(src.session_id) else None
+        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt,
+                               note=changed))
     return out
+
+
+def _changed(ws: Workspace, src: Source, info: Any) -> str | None:
+    """A document is edited, a transcript never: say when the cited lines changed since the import."""
+    from memcli.agents.documents.discovery import locate
+    from memcli.imports.drift import note
+
+    found = locate(src.session_id, ws.root, ws.config.sessions)
+    return note(ws.state_dir, found, src.range, ws.root) if found is not None else None
 
 
 def _documents(ws: Workspace, sources: list[Source]) -> dict[str, Any]:
@@ -401,6 +412,8 @@ def render(s: Story) -> str:
             lines.append(f"{where}: {src.note}")
             continue
         lines.append(f"{where} · {src.agent} · said by {', '.join(src.roles) or 'nobody'}")
+        if src.note:
+            lines.append(f"    note: {src.note}")
         lines.extend("    " + ln for ln in (src.excerpt or "").splitlines())
     lines += ["", "Used by:"]
     if s.usage is None:

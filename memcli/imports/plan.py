@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memcli.agents.documents.discovery import Found
-from memcli.agents.documents.kinds import AGENT, KINDS, Where, select
-from memcli.agents.documents.markdown import Parsed, parse
+from memcli.agents.documents.kinds import AGENT, KINDS, Selection, Where, select
+from memcli.agents.documents.markdown import parse
 from memcli.agents.documents.reader import read_text
-from memcli.extract.prepare import HUMAN, Chunk, Chunker, Part, Prepared, estimate_tokens
+from memcli.extract.prepare import HUMAN, Chunk, Part, Prepared, chunk, estimate_tokens
 from memcli.imports.ledger import Ledger, fingerprint
 from memcli.secrets import redact
 from memcli.transcript.base import SessionReadError
@@ -72,45 +72,49 @@ def _header(piece: Piece) -> str:
     return where + (f" (under: {' > '.join(piece.trail)})" if piece.trail else "")
 
 
+def read_pieces(source: Found, root: Path) -> tuple[Selection, list[tuple[Piece, int]]]:
+    """What a document's kind imports of it, each block redacted and fingerprinted, with the
+    number of secrets redacted in it; SessionReadError when the file cannot be read."""
+    chosen = select(source.kind, parse(read_text(source.path)), Where(source.rel, source.path, root))
+    out = []
+    for block in chosen.blocks:
+        clean, count = redact(block.text)
+        fp = fingerprint(source.kind, chosen.scope, clean)
+        out.append((Piece(block.start, block.end, fp, clean, block.trail), count))
+    return chosen, out
+
+
 def plan(found: list[Found], ledger: Ledger, budget: int, root: Path) -> Plan:
     """The chunks to send for `found` (the documents of the workspace at `root`)."""
     out = Plan()
     for source in found:
         doc = Document(source)
         out.documents.append(doc)
-        kind = KINDS[source.kind]
         try:
-            parsed = _parse(source)
+            chosen, pieces = read_pieces(source, root)
         except SessionReadError as exc:
             doc.error = str(exc)
             continue
-        chosen = select(source.kind, parsed, Where(source.rel, source.path, root))
         doc.scope, doc.left_out = chosen.scope, chosen.left_out
-        role = "agent" if kind.author == AGENT else "user"
         known = ledger.imported(source.id)
-        packer = Chunker(budget)
-        pieces: dict[int, Piece] = {}
-
-        def emit(chunk: Chunk | None) -> None:
-            if chunk is not None:
-                out.work.append(Work(source, kind.title, doc.scope, role, chunk,  # noqa: B023
-                                     tuple(pieces[e.start] for e in chunk.entries)))  # noqa: B023
-
-        for block in chosen.blocks:
-            clean, count = redact(block.text)
-            fp = fingerprint(source.kind, doc.scope, clean)
-            if fp in known:
+        runs: list[list[tuple[Piece, int]]] = [[]]
+        for piece, count in pieces:
+            if piece.fp in known:
                 doc.imported += 1
-                emit(packer.close())
-                continue
-            piece = Piece(block.start, block.end, fp, clean, block.trail)
-            doc.new.append(piece)
-            pieces[piece.start] = piece
-            part = Part(HUMAN, clean, estimate_tokens(clean))
-            emit(packer.add(Prepared(piece.start, piece.end, _header(piece), (part,), count, role)))
-        emit(packer.close())
+                runs.append([])
+            else:
+                doc.new.append(piece)
+                runs[-1].append((piece, count))
+        out.work += [w for run in runs if run for w in _chunked(source, doc.scope, run, budget)]
     return out
 
 
-def _parse(source: Found) -> Parsed:
-    return parse(read_text(source.path))
+def _chunked(source: Found, scope: str, run: list[tuple[Piece, int]], budget: int) -> list[Work]:
+    """A run of neighbouring new blocks packed by extract's chunker, in order, under the budget."""
+    kind = KINDS[source.kind]
+    role = "agent" if kind.author == AGENT else "user"
+    items = [Prepared(p.start, p.end, _header(p), (Part(HUMAN, p.text, estimate_tokens(p.text)),), n, role)
+             for p, n in run]
+    by_start = {p.start: p for p, _n in run}
+    return [Work(source, kind.title, scope, role, c, tuple(by_start[e.start] for e in c.entries))
+            for c in chunk(items, budget)]

@@ -88,3 +88,12 @@ def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(
     assert staging_item.startswith("agents-md-AGENTS-md-15-15-")
     code, out, _err = cli(capsys, "source", "agents-md/AGENTS.md:15-15", "-w", str(world.root))
     assert code == 0 and "── agents-md/AGENTS.md:15-15 · agents-md ·" in out and "Conventional Commits" in out
+
+    # the file is edited after the import: `why` says where the imported text went, or that it changed
+    agents = world.root / "AGENTS.md"
+    agents.write_text("<!-- 更新: 2026-06 -->\n\n" + agents_md.decode("utf-8"), encoding="utf-8")
+    story = json.loads(cli(capsys, "why", RECORD, "-w", str(world.root), "--json")[1])
+    assert story["sources"][0]["note"] == "the file changed since the import: that text is now at line(s) 17"
+    agents.write_text(agents_md.decode("utf-8").replace("日本語で", "英語で"), encoding="utf-8")
+    code, out, _err = cli(capsys, "why", RECORD, "-w", str(world.root))
+    assert "note: the file changed since the import (20" in out and "no longer say what was imported" in out
