@@ -4,8 +4,9 @@ The model answers for a whole chunk (several blocks, for the context they give e
 that one statement spread over two bullets makes one item), in the staging schema, which has no
 place for a source. memcli then compares each item's words with each block's (search's terms:
 stemmed words, identifiers split, CJK as character bigrams) and cites the block that holds most of
-the item, plus any other block of the chunk that adds a good share of the item's words the first
-did not hold (one item merged from neighbouring bullets cites the span over them). An item that
+the item, plus any other block of the chunk that adds words of the item the first did not hold and
+is mostly in the item itself, or adds a good share of it (one item merged from neighbouring bullets
+cites the span over them). An item that
 matches no block well enough cites the whole chunk: a wider Source, never a wrong one.
 """
 
@@ -21,6 +22,7 @@ from memcli.staging import ExtractedItems
 FLOOR = 0.3  # the best block must hold this share of the item's words, else the whole chunk is cited
 EXTRA = 0.2  # another block joins when it adds this share of the item's words
 PRECISE = 0.3  # ... and this share of its own words is in the item (not a long block brushing it)
+CONTAINED = 0.6  # or when most of its own words are in the item and it adds any (two bullets merged)
 KINDS = tuple(ExtractedItems.model_fields)
 
 
@@ -55,12 +57,13 @@ def cite(item: Any, blocks: list[_Terms], whole: tuple[int, int]) -> tuple[int, 
         return whole
     chosen, held = [best], words & best.near
     for other in sorted(blocks, key=lambda b: -share(b.near)):
-        if other is best:
+        new = (words & other.own) - held
+        if other is best or not new:
             continue
-        gain = len((words & other.own) - held) / len(words)
-        if gain >= EXTRA and len(words & other.own) / max(1, len(other.own)) >= PRECISE:
+        precision = len(words & other.own) / max(1, len(other.own))
+        if precision >= CONTAINED or (len(new) / len(words) >= EXTRA and precision >= PRECISE):
             chosen.append(other)
-            held |= words & other.own
+            held |= new
     return min(b.piece.start for b in chosen), max(b.piece.end for b in chosen)
 
 
