@@ -132,9 +132,9 @@ def _pointers(doc: Parsed, where: Where, blocks: list[Block]) -> tuple[list[Bloc
     kept, left = [], []
     for block in blocks:
         match = _POINTER.match(block.text)
-        target = where.path.parent / match.group(1) if match else None
-        if target is not None and "\n" not in block.text.strip() and target.is_file():
-            left.append(f"line {block.start} points to {match.group(1)}, imported on its own")  # type: ignore[union-attr]
+        target = match.group(1) if match and "\n" not in block.text.strip() else None
+        if target is not None and (where.path.parent / target).is_file():
+            left.append(f"line {block.start} points to {target}, imported on its own")
         else:
             kept.append(block)
     return kept, left

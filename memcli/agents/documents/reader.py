@@ -17,7 +17,7 @@ from memcli.agents.documents.kinds import AGENT, KINDS
 from memcli.agents.documents.markdown import Parsed, parse
 from memcli.agents.parts import Discovery, Reader
 from memcli.transcript.base import SessionReadError
-from memcli.transcript.model import Entry, ReadStats, SessionInfo
+from memcli.transcript.model import Entry, ReadStats, Role, SessionInfo
 
 MAX_BYTES = 2_000_000  # an instruction or memory file is a few KB; past this it is something else
 
@@ -52,7 +52,7 @@ def document(info: SessionInfo) -> Parsed:
     return parse(read_text(Path(info.path)))
 
 
-def role(kind: str, block_kind: str) -> str:
+def role(kind: str, block_kind: str) -> Role:
     if block_kind == "frontmatter":
         return "system"
     author = KINDS[kind].author if kind in KINDS else "user"
@@ -65,7 +65,7 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
     doc = document(info)
     stats.lines = doc.lines
     for block in doc.blocks:
-        yield Entry(block.start, role(info.agent, block.kind), redact(block.text)[0],  # type: ignore[arg-type]
+        yield Entry(block.start, role(info.agent, block.kind), redact(block.text)[0],
                     end=block.end if block.end != block.start else None)
 
 
