@@ -151,6 +151,8 @@ def print_dry_run(todo: Plan, as_json: bool) -> None:
             _out("  (nothing to import)")
         for line in d.left_out:
             _out(f"  - left out: {line}")
-    for c in chunks:
-        _out(f"\ncall: {c['source']} lines {c['range'][0]}-{c['range'][1]} (~{c['tokens']} tokens, "
-             f"{c['redactions']} redacted)")
+    if chunks:
+        redacted = sum(c["redactions"] for c in chunks)
+        _out(f"\n{len(chunks)} model call(s), ~{sum(c['tokens'] for c in chunks):,} tokens sent in all"
+             + (f", {redacted} secret(s) redacted first" if redacted else "")
+             + "; `--dry-run --json` shows each call's messages")

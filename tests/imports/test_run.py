@@ -113,6 +113,7 @@ def test_dry_run_lists_what_and_from_where_and_writes_nothing(world: World, fake
         {"lines": [8, 8], "text": "- Never use `any`; use `unknown` and narrow it."},
         {"lines": [9, 9], "text": "- Export types from the module that owns them; no barrel files."}]
     assert all(c["messages"][0]["content"] == prompt.load("system") for c in data["chunks"])
+    assert f"\n{len(data['chunks'])} model call(s), ~" in out  # one per file here: all are small
 
 
 def test_secrets_are_redacted_before_sending_and_in_what_is_staged(world: World, fake_llm: FakeLLM,
