@@ -64,14 +64,16 @@ def test_every_kind_is_staged_citing_exactly_the_lines_it_came_from(world: World
 
 def test_a_second_run_stages_nothing_and_calls_nothing(world: World, fake_llm: FakeLLM, capsys) -> None:
     fake_llm.responder = echo_blocks
-    assert run(world.ws) == 0
+    assert run(world.ws, as_json=True) == 0
+    first = {d["source"]: len(d["new"]) for d in json.loads(capsys.readouterr().out)["documents"]}
     calls, before = fake_llm.calls, sorted(p.name for p in (world.root / "memory/_staging").iterdir())
-    capsys.readouterr()
     assert run(world.ws, as_json=True) == 0
     summary = json.loads(capsys.readouterr().out)
     assert fake_llm.calls == calls and summary["chunks"] == 0 and summary["staging_files"] == 0
     assert sorted(p.name for p in (world.root / "memory/_staging").iterdir()) == before
-    assert all(not d["new"] and d["imported"] >= 0 for d in summary["documents"])
+    # every block sent the first time is known as imported now, and none is new
+    assert {d["source"]: d["imported"] for d in summary["documents"]} == first
+    assert not any(d["new"] for d in summary["documents"]) and sum(first.values()) > 50
 
 
 def test_a_changed_block_stages_only_itself(world: World, fake_llm: FakeLLM) -> None:
