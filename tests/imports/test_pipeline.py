@@ -97,3 +97,31 @@ def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(
     agents.write_text(agents_md.decode("utf-8").replace("日本語で", "英語で"), encoding="utf-8")
     code, out, _err = cli(capsys, "why", RECORD, "-w", str(world.root))
     assert "note: the file changed since the import (20" in out and "no longer say what was imported" in out
+
+
+def test_the_mcp_source_tool_shows_a_documents_lines(world: World) -> None:
+    """An agent checking a record's Source over MCP reads the file's block, as `memcli source` does."""
+    import os
+    import sys
+
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memcli", "mcp"], cwd=str(world.root),
+                                   env=dict(os.environ))
+
+    async def call(arguments: dict) -> tuple[bool, str]:
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    done = await client.call_tool("memcli_source", arguments)
+                    return done.is_error, "\n".join(c.text for c in done.content if c.type == "text")
+
+    error, text = anyio.run(call, {"session": "agents-md/AGENTS.md", "start": 15, "end": 16})
+    assert not error and "session agents-md/AGENTS.md (agents-md), entries 15-16:" in text
+    assert "[15] user\n  - コミットメッセージは日本語で" in text and "[16] user\n  - 1 つの PR には" in text
+    assert "開発環境" not in text and "Node.js 22" not in text  # only the lines asked for
+    error, text = anyio.run(call, {"session": "agents-md/NOT-THERE.md", "start": 1, "end": 1})
+    assert error and "no document 'agents-md/NOT-THERE.md' on this machine" in text
