@@ -162,6 +162,29 @@ def extract(
                          stale=stale, redo=redo, hook=hook, json_out=json_out, workspace=workspace))
 
 
+@app.command("import")
+def import_(
+    paths: Annotated[Optional[list[Path]], typer.Argument(  # noqa: UP045
+        metavar="PATHS",
+        help="Files or folders to import (default: this workspace's memory and instruction files).")] = None,
+    kind: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--from", metavar="KIND", help="Only this kind: claude-memory, claude-md, agents-md, gemini-md, "
+        "gemini-memory, codex-memory, cline-memory-bank, cursor-rules, windsurf-rules, copilot-instructions "
+        "or markdown (with PATHS: read them as this kind).", show_default=False)] = None,
+    model: ModelOpt = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="List what would be staged and from which lines; send and write nothing.")] = False,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Stage what CLAUDE.md, AGENTS.md, agents' memories and rule files say, citing their lines;
+    idempotent (only new or changed blocks), the files untouched."""
+    from memcli.commands.imports import run
+
+    raise typer.Exit(run(paths, kind=kind, model=model, dry_run=dry_run, json_out=json_out,
+                         workspace=workspace))
+
+
 @app.command()
 def consolidate(
     if_needed: Annotated[bool, typer.Option("--if-needed", help="Run only when staging passes the "

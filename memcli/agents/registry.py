@@ -5,25 +5,30 @@ is one package under memcli/agents/ (the interface: base.py) and one line here.
 The order is the order a file is offered to the readers (memcli/sessions/reader.py) and the order
 `hooks install --agent all` goes through; memcli JSONL, the least particular format, comes last.
 Importing this module imports the agents' declarations only (base.py says why).
+
+DOCUMENTS reads the files `memcli import` imports (memcli/agents/documents/) behind the same
+interface, but is no agent of AGENTS: documents are never a workspace's sessions. `get` resolves
+its kinds (a document's SessionInfo.agent), so whatever reads a session by its agent reads them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents import aider, claude_code, codex, copilot_cli, gemini_cli, memcli_jsonl
+from memcli.agents import aider, claude_code, codex, copilot_cli, documents, gemini_cli, memcli_jsonl
 
 if TYPE_CHECKING:
     from memcli.agents.base import Agent, Hooks
 
 AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, copilot_cli, aider, memcli_jsonl)
+DOCUMENTS: Agent = documents
 FALLBACK = "memcli-jsonl"  # reads a file no agent claims, counting the lines it cannot read as skipped
 SESSION_START_DEFAULT = "claude-code"  # `hooks session-start` without --agent (the first agent wired)
 
 
 def get(name: str) -> Agent | None:
-    """The agent whose sessions carry this name (SessionInfo.agent)."""
-    return next((a for a in AGENTS if a.NAME == name), None)
+    """The agent whose sessions carry this name (SessionInfo.agent): an agent, or a document kind."""
+    return next((a for a in AGENTS if a.NAME == name), DOCUMENTS if name in documents.KINDS else None)
 
 
 def hooked() -> list[tuple[Agent, Hooks]]:

@@ -55,6 +55,8 @@ def render(s: Story) -> str:
             lines.append(f"{where}: {src.note}")
             continue
         lines.append(f"{where} · {src.agent} · said by {', '.join(src.roles) or 'nobody'}")
+        if src.note:
+            lines.append(f"    note: {src.note}")
         lines.extend("    " + ln for ln in (src.excerpt or "").splitlines())
     lines += ["", "Used by:"]
     if s.usage is None:

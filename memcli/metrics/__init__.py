@@ -17,8 +17,8 @@ Library API for the other commands (all take an open `Workspace`):
     with no invoke in the last `days` days and a rate below the threshold (gc-report `unused`);
   - `.get(path_or_slug) -> RecordMetrics | None` (`.count`, `.rate`, `.tokens`, `.last_use`,
     `.invokes` = list of `InvokeSource(session_id, index, how, time)`), `.to_json_dict()`.
-- `candidate_report(ws, metrics=None) -> CandidateReport` — `.candidates` (kind `recurring` or
-  `invoked`, topic, Sources, evidence, related records), `.sources` (frozenset of
+- `candidate_report(ws, metrics=None) -> CandidateReport` — `.candidates` (kind `recurring`,
+  `invoked` or `imported`, topic, Sources, evidence, related records), `.sources` (frozenset of
   `(session_id, start, end)`: the Sources a new knowledge file may cite — the `candidates` argument of
   `memcli.tools.policy.check_new_knowledge`), `.allows(session_id, start, end)`, `.to_json_dict()`
   (the consolidation input).

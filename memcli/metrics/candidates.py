@@ -1,12 +1,15 @@
 """The knowledge-candidate report: Sources worth promoting to knowledge (deterministic, no LLM).
 
-Two kinds of candidate (pipeline spec §3, seeds ticket-phase2):
+Three kinds of candidate (pipeline spec §3, seeds ticket-phase2; the third, issue 30):
 - `recurring`: one topic coming back in staging items or decisions from at least
   `metrics.candidate_sessions` distinct sessions. Topics are titles (staging) or slug + first body
   line (decisions) without English stop words, scored by the mean of rapidfuzz `token_set_ratio`
   and `token_sort_ratio` >= `metrics.candidate_similarity`, grouped around the first item of each
   topic. Japanese has no spaces, so CJK runs are compared as character bigrams.
 - `invoked`: a decision or request explicitly invoked at or above `metrics.protect_rate`.
+- `imported`: the items of one staging file `memcli import` made from a memory or instruction file
+  (a document Source, `<kind>/<path>`): the user already keeps them as standing knowledge (rules,
+  how-tos, facts of the project), so they need not come back in three sessions to become one.
 Phase 2 may create a knowledge file only from a Source listed here (`CandidateReport.sources`).
 """
 
@@ -42,7 +45,7 @@ class TopicItem:
 
 @dataclass
 class Candidate:
-    kind: str  # "recurring" | "invoked"
+    kind: str  # "recurring" | "invoked" | "imported"
     topic: str
     sources: list[SourceKey]
     evidence: list[dict[str, Any]]
@@ -216,13 +219,32 @@ def invoked(metrics: Metrics | None, records: dict[str, RecordInfo]) -> list[Can
     return out
 
 
+def imported(items: list[TopicItem]) -> list[Candidate]:
+    from memcli.agents.documents import is_document_id
+
+    files: dict[str, list[TopicItem]] = {}
+    for item in items:
+        if item.origin.startswith("staging:") and all(is_document_id(s) for s, _, _ in item.sources):
+            files.setdefault(item.origin, []).append(item)
+    out = []
+    for origin, members in files.items():
+        sources = sorted({s for m in members for s in m.sources})
+        evidence = [{"origin": origin, "type": m.item_type, "title": m.title,
+                     "sources": [{"session_id": s, "range": [a, b]} for s, a, b in m.sources]}
+                    for m in members]
+        topic = min((m.title for m in members), key=lambda t: (len(t), t))
+        out.append(Candidate("imported", topic, sources, evidence, [], 1))
+    return out
+
+
 def candidate_report(ws: Workspace, metrics: Metrics | None = None) -> CandidateReport:
     """Build the report from staging, decisions and (when given, or saved) usage metrics."""
     if metrics is None:
         metrics = load_metrics(ws)
     records = workspace_records(ws)
     items, files, skipped = staging_items(ws)
+    staged = list(items)
     items.extend(decision_items(ws, records))
     report = CandidateReport(staging_files=files, staging_skipped=skipped)
-    report.candidates = recurring(ws, records, items) + invoked(metrics, records)
+    report.candidates = recurring(ws, records, items) + invoked(metrics, records) + imported(staged)
     return report

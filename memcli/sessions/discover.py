@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 
-from memcli.agents import registry
+from memcli.agents import documents, registry
 from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
 from memcli.sessions.reader import scan as scan_info
@@ -96,7 +96,10 @@ def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | No
 
 def find_session(workspace, session_id: str, paths: list[Path] | None = None,
                  scan: bool = False) -> SessionInfo:
-    """The session with this id (or a unique prefix of it) among the workspace's sessions."""
+    """The session with this id (or a unique prefix of it) among the workspace's sessions, or the
+    document a document id (`<kind>/<path>`, memcli/agents/documents/) names."""
+    if documents.is_document_id(session_id):
+        return _document(workspace, session_id)
     infos = discover(workspace, paths=paths, scan=False)
     exact = [i for i in infos if i.session_id == session_id]
     matches = exact or [i for i in infos if i.session_id.startswith(session_id)]
@@ -118,6 +121,17 @@ def find_session(workspace, session_id: str, paths: list[Path] | None = None,
 
 class UnknownSession(MemcliError):
     """No session with that id."""
+
+
+def _document(workspace, source_id: str) -> SessionInfo:
+    from memcli.agents.documents.discovery import session
+
+    root, config, _state = _root_and_config(workspace)
+    info = session(source_id, root, config)
+    if info is None:
+        raise UnknownSession(f"no document {source_id!r} on this machine (its file is not where the id "
+                             "says: the workspace, or the agent's memory folder; see docs/import.md)")
+    return info
 
 
 def _root_and_config(workspace) -> tuple[Path, SessionsConfig, Path | None]:

@@ -7,7 +7,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memcli.agents.documents import is_document_id
+from memcli.agents.documents.discovery import locate, session
 from memcli.errors import MemcliError
+from memcli.imports.drift import note
 from memcli.provenance import role_of
 from memcli.records.models import Source, cited_sources
 from memcli.secrets import redact
@@ -44,7 +47,8 @@ def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source |
 def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[SourceStory]:
     """Each Source with the roles and a redacted excerpt of the entries it points to."""
     wanted = [src for _, src, _ in found if src is not None]
-    infos = {}
+    infos = _documents(ws, wanted)  # imported files (memcli import): found by their id, not discovered
+    wanted = [src for src in wanted if not is_document_id(src.session_id)]
     if wanted:
         sessions = discover(ws, scan=False)
         ids = {i.session_id for i in sessions}
@@ -61,7 +65,8 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
             continue
         info = infos.get(src.session_id)
         if info is None:
-            out.append(SourceStory(name, str(src), False, note="transcript not on this machine"))
+            what = "document" if is_document_id(src.session_id) else "transcript"
+            out.append(SourceStory(name, str(src), False, note=f"{what} not on this machine"))
             continue
         try:
             entries = select(info, src.range)
@@ -71,5 +76,23 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
         roles = list(dict.fromkeys(role_of(e) for e in entries))
         text, _ = redact("\n".join(entry_text(e) for e in entries))
         excerpt = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
-        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt))
+        changed = _changed(ws, src) if is_document_id(src.session_id) else None
+        out.append(SourceStory(name, str(src), True, agent=info.agent, roles=roles, excerpt=excerpt,
+                               note=changed))
+    return out
+
+
+def _changed(ws: Workspace, src: Source) -> str | None:
+    """A document is edited, a transcript never: say when the cited lines changed since the import."""
+    found = locate(src.session_id, ws.root, ws.config.sessions)
+    return note(ws.state_dir, found, src.range, ws.root) if found is not None else None
+
+
+def _documents(ws: Workspace, sources: list[Source]) -> dict[str, Any]:
+    out = {}
+    for src in sources:
+        if is_document_id(src.session_id) and src.session_id not in out:
+            info = session(src.session_id, ws.root, ws.config.sessions)
+            if info is not None:
+                out[src.session_id] = info
     return out

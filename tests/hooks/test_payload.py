@@ -131,7 +131,8 @@ def test_the_capture_hook_reads_the_agents_declarations_only_for_a_missing_trans
     if written:
         assert loaded == []
     else:
-        declarations = {f"memcli.agents.{a.__name__.rsplit('.', 1)[1]}" for a in registry.AGENTS}
+        declarations = {f"memcli.agents.{a.__name__.rsplit('.', 1)[1]}" for a in (*registry.AGENTS,
+                                                                                  registry.DOCUMENTS)}
         assert set(loaded) == {"memcli.agents.registry", "memcli.agents.base", *declarations}
 
 

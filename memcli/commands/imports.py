@@ -1,0 +1,14 @@
+"""`memcli import`: what the agents' memory and instruction files say, into staging (memcli.imports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memcli.commands import open_workspace
+from memcli.imports.run import run as import_documents
+
+
+def run(paths: list[Path] | None = None, *, kind: str | None = None, model: str | None = None,
+        dry_run: bool = False, json_out: bool = False, workspace: Path | None = None) -> int:
+    return import_documents(open_workspace(workspace), paths=paths or [], kind=kind, model=model,
+                            dry_run=dry_run, as_json=json_out)

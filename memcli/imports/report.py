@@ -1,0 +1,158 @@
+"""What `memcli import` prints: the summary, and the dry run (text or JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from memcli.extract.prepare import estimate_tokens
+from memcli.imports import prompt
+from memcli.imports.plan import Document, Plan, Work
+
+if TYPE_CHECKING:
+    from memcli.llm import CallUsage
+    from memcli.staging import ExtractedItems
+
+KINDS = ("decisions", "discussions", "attempts", "requests")
+_SHOWN = 100  # characters of a block shown in the dry run
+
+
+class Tally:
+    def __init__(self, todo: Plan, recovered: int = 0) -> None:
+        self.plan = todo
+        self.recovered = recovered  # chunks a killed run had written, finished without the model
+        self.status = {"done": 0, "failed": 0, "error": 0, "skipped": 0}
+        self.items = dict.fromkeys(KINDS, 0)
+        self.files = 0
+        self.prompt_tokens = self.completion_tokens = self.calls = 0
+        self.cost: float | None = None
+        self.failures: list[str] = []
+        self.fatal: str | None = None
+        self.interrupted = False
+
+    @property
+    def failed(self) -> int:
+        return self.status["failed"]
+
+    def add(self, work: Work, status: str, items: ExtractedItems | None, files: int,
+            usage: CallUsage | None, error: str | None) -> None:
+        self.status[status] += 1
+        self.files += files
+        for kind in KINDS:
+            self.items[kind] += len(getattr(items, kind)) if items is not None else 0
+        if usage is not None:
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+            self.calls += usage.calls
+            if usage.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + usage.cost_usd
+        where = f"{work.source.id}:{work.chunk.range[0]}-{work.chunk.range[1]}"
+        if status == "failed":
+            self.failures.append(f"{where}: {error}")
+        elif status == "error" and self.fatal is None:
+            self.fatal = error
+
+    def as_dict(self) -> dict[str, Any]:
+        docs = self.plan.documents
+        return {
+            "documents": [_document(d) for d in docs], "chunks": len(self.plan.work),
+            **{f"chunks_{k}": v for k, v in self.status.items()}, "chunks_recovered": self.recovered,
+            "items": self.items, "staging_files": self.files, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
+            "redactions": self.plan.redactions, "failures": self.failures, "error": self.fatal,
+            "interrupted": self.interrupted,
+        }
+
+
+def _document(d: Document, text: bool = False) -> dict[str, Any]:
+    src = d.source
+    row: dict[str, Any] = {"source": src.id, "kind": src.kind, "path": str(src.path), "scope": d.scope,
+                           "new": [{"lines": [p.start, p.end], **({"text": p.text} if text else {})}
+                                   for p in d.new],
+                           "imported": d.imported, "left_out": list(d.left_out), "error": d.error}
+    return row
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def print_summary(tally: Tally, as_json: bool) -> None:
+    if as_json:
+        _out(json.dumps(tally.as_dict(), ensure_ascii=False, indent=2))
+        return
+    docs, s = tally.plan.documents, tally.status
+    changed = sum(1 for d in docs if d.new)
+    broken = [d for d in docs if d.error]
+    if not docs:
+        _out("No memory or instruction files found for this workspace (docs/import.md says where "
+             "memcli looks; name files as PATHS).")
+        return
+    _out(f"documents: {len(docs)} ({changed} with new or changed blocks, "
+         f"{len(docs) - changed - len(broken)} up to date, {len(broken)} unreadable)")
+    for d in broken:
+        _out(f"  unreadable {d.source.id}: {d.error}")
+    new, old = sum(len(d.new) for d in docs), sum(d.imported for d in docs)
+    _out(f"blocks:    {new} to import ({old} imported before)")
+    _out(f"chunks:    {len(tally.plan.work)} ({s['done']} imported, {tally.recovered} recovered, "
+         f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
+    _out("items:     " + ", ".join(f"{n} {k}" for k, n in tally.items.items())
+         + f" in {tally.files} staging file(s)")
+    cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
+    _out(f"tokens:    {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
+         f"cost {cost}")
+    if tally.plan.redactions:
+        _out(f"redacted:  {tally.plan.redactions} secret(s) before sending")
+    for line in tally.failures:
+        _out(f"failed:    {line} (left for the next run)")
+    if tally.files:
+        _out("next:      `memcli consolidate` folds the staged items into memory in one reviewed commit")
+    if tally.fatal:
+        sys.stderr.write(f"Error: {tally.fatal}\n")
+    if tally.interrupted:
+        sys.stderr.write(f"Interrupted: kept the {s['done']} chunk(s) already answered; the next run "
+                         "imports the rest.\n")
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= _SHOWN else line[: _SHOWN - 1] + "…"
+
+
+def print_dry_run(todo: Plan, as_json: bool) -> None:
+    chunks = []
+    for w in todo.work:
+        messages = prompt.messages(w)
+        chunks.append({"source": w.source.id, "kind": w.source.kind, "range": list(w.chunk.range),
+                       "tokens": estimate_tokens(messages[1]["content"]), "redactions": w.chunk.redactions,
+                       "messages": messages})
+    if as_json:
+        _out(json.dumps({"prompt_version": prompt.version(),
+                         "documents": [_document(d, text=True) for d in todo.documents],
+                         "chunks": chunks}, ensure_ascii=False, indent=2))
+        return
+    new = sum(len(d.new) for d in todo.documents)
+    _out(f"# dry run: {new} block(s) of {len(todo.documents)} document(s) would be staged, in "
+         f"{len(chunks)} model call(s); nothing is sent or written")
+    for d in todo.documents:
+        _out(f"\n{d.source.id} · {d.source.kind} · {d.source.path}")
+        if d.error:
+            _out(f"  unreadable: {d.error}")
+            continue
+        if d.scope:
+            _out(f"  scope: {d.scope}")
+        for p in d.new:
+            where = f"lines {p.start}-{p.end}" if p.end != p.start else f"line {p.start}"
+            _out(f"  + {where}: {_short(p.text)}")
+        if d.imported:
+            _out(f"  = {d.imported} block(s) imported before, unchanged")
+        if not d.new and not d.imported and not d.left_out:
+            _out("  (nothing to import)")
+        for line in d.left_out:
+            _out(f"  - left out: {line}")
+    if chunks:
+        redacted = sum(c["redactions"] for c in chunks)
+        _out(f"\n{len(chunks)} model call(s), ~{sum(c['tokens'] for c in chunks):,} tokens sent in all"
+             + (f", {redacted} secret(s) redacted first" if redacted else "")
+             + "; `--dry-run --json` shows each call's messages")
