@@ -1,0 +1,91 @@
+"""Pi's JSONL sessions: a real file Pi 0.73.1 wrote (every line kind it writes: messages of each
+role, a `!` command, a session name, an extension's message, entry and label, model and thinking
+changes, a /tree branch with its summary, a compaction), and what that file does not happen to hold
+(an older format, a format change), added to a copy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from support.cli import run
+from support.transcripts import FIX, assert_indices_are_lines, assert_paired, prompts, read
+
+from memcli.sessions import sessions_in
+
+TOUR = FIX / "pi" / "memcli-e2e" / "2026-12-01T18-51-17-828Z_01a232f2-6bbd-75fe-a815-5a2ee84e1893.jsonl"
+TOUR_ID = "01a232f2-6bbd-75fe-a815-5a2ee84e1893"
+
+
+def copy(tmp_path: Path, *extra: dict) -> Path:
+    path = tmp_path / TOUR.name
+    shutil.copy(TOUR, path)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(obj) + "\n" for obj in extra)
+    return path
+
+
+def test_a_real_session_reads_as_the_conversation_it_was() -> None:
+    info, entries, stats = read(TOUR)
+    assert (info.agent, info.session_id, info.cwd) == ("pi", TOUR_ID, "/tmp/pitour/proj")
+    assert info.first_time is not None and info.first_time.isoformat() == "2026-12-01T18:51:17.828000+00:00"
+    assert info.extra["title"] == "tour of entry kinds"
+    assert [(e.index, e.role, e.injected) for e in entries] == [
+        (3, "user", False), (4, "assistant", False), (5, "tool", True), (6, "assistant", False),
+        (7, "user", True),  # `!cat notes.txt`: the user's command and what it printed, not a prompt
+        (14, "user", False), (15, "system", True),  # an extension's message in the context
+        (16, "assistant", False),
+        (17, "system", True),  # the summary of the branch left in /tree
+        (18, "user", False), (19, "assistant", False),
+        (20, "system", True),  # the compaction's summary
+        (21, "user", False), (22, "assistant", False)]
+    assert prompts(entries) == [(3, "Write our convention into notes.txt"), (14, "Anything else to note?"),
+                                (18, "Second attempt: keep notes in NOTES.md instead"),
+                                (21, "After compaction, anything left?")]
+    (call,) = entries[1].tool_calls
+    assert (call.name, call.arguments, call.call_id) == (
+        "bash", {"command": "echo 'keep notes in notes.txt' > notes.txt"}, "toolu_00000001")
+    assert entries[1].text == "I'll write it." and not entries[1].final and entries[1].tokens == 15
+    assert entries[2].tool_results[0].content == "(no output)" and not entries[2].tool_results[0].is_error
+    assert entries[3].final and entries[3].text == "Written notes.txt."
+    assert entries[4].text == "!cat notes.txt\n\nkeep notes in notes.txt\n"
+    assert entries[6].text == "A note an extension adds to the context."
+    assert entries[8].text.endswith("memcli e2e") and entries[11].text == "memcli e2e"
+    assert all(e.timestamp is not None for e in entries)
+    assert_paired(entries)
+    assert_indices_are_lines(TOUR, entries)
+    # the header, model and thinking-level changes, the name, the extension's entry and the label
+    assert (stats.lines, stats.skipped, stats.ignored, stats.tokens) == (23, 0, 9, 15 * 5)
+
+
+def test_memcli_sessions_lists_it_with_nothing_skipped(capsys: pytest.CaptureFixture[str]) -> None:
+    (info,) = sessions_in(TOUR)
+    assert info.agent == "pi"
+    code, out, _ = run(capsys, "sessions", "--path", str(TOUR), "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["agent"], r["session_id"], r["entries"], r["skipped"]) for r in rows] == [("pi", TOUR_ID, 14, 0)]
+    code, out, _ = run(capsys, "source", f"{TOUR_ID[:8]}:14-15", "--path", str(TOUR))
+    assert code == 0 and "Anything else to note?" in out and "A note an extension adds" in out
+
+
+def test_indices_stay_as_the_session_grows(tmp_path: Path) -> None:
+    before = [e.span for e in read(TOUR)[1]]
+    grown = copy(tmp_path, {"type": "message", "id": "a1b2c3d4", "parentId": "80b5f2af",
+                            "timestamp": "2026-12-01T18:52:00.000Z",
+                            "message": {"role": "user", "content": "one more thing", "timestamp": 1796151120000}})
+    entries = read(grown)[1]
+    assert [e.span for e in entries[:-1]] == before  # appending never moves a Source
+    assert (entries[-1].index, entries[-1].text) == (23, "one more thing")
+
+
+def test_a_format_change_shows_as_skipped_lines_never_as_silence(tmp_path: Path) -> None:
+    path = copy(tmp_path,
+                {"type": "message", "id": "b1", "parentId": "80b5f2af", "timestamp": "2026-12-01T18:52:00Z",
+                 "message": {"role": "reviewer", "content": "a role Pi 0.73 does not write"}},
+                {"type": "checkpoint", "id": "b2", "parentId": "b1", "timestamp": "2026-12-01T18:52:01Z"})
+    _info, entries, stats = read(path)
+    assert len(entries) == 14
+    assert (stats.skipped, dict(stats.reasons)) == (2, {"unknown-role": 1, "unknown-type": 1})
