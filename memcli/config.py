@@ -139,6 +139,7 @@ class SessionsConfig:
     claude_home: str | None = None
     codex_home: str | None = None
     gemini_home: str | None = None
+    pi_home: str | None = None  # Pi's agent dir (~/.pi/agent)
     paths: list[str] = field(default_factory=list)
 
 

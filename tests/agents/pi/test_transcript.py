@@ -1,7 +1,8 @@
-"""Pi's JSONL sessions: a real file Pi 0.73.1 wrote (every line kind it writes: messages of each
-role, a `!` command, a session name, an extension's message, entry and label, model and thinking
-changes, a /tree branch with its summary, a compaction), and what that file does not happen to hold
-(an older format, a format change), added to a copy."""
+"""Pi's JSONL sessions: real files Pi 0.73.1 wrote in tests/e2e/test_pi.py (a session with memcli's
+tools; one with every line kind Pi writes: messages of each role, a `!` command, a session name, an
+extension's message, entry and label, model and thinking changes, a /tree branch with its summary, a
+compaction; and its /fork), and what those files do not happen to hold (a format change), added to a
+copy."""
 
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ from support.transcripts import FIX, assert_indices_are_lines, assert_paired, pr
 
 from memcli.sessions import sessions_in
 
-TOUR = FIX / "pi" / "memcli-e2e" / "2026-12-01T18-51-17-828Z_01a232f2-6bbd-75fe-a815-5a2ee84e1893.jsonl"
-TOUR_ID = "01a232f2-6bbd-75fe-a815-5a2ee84e1893"
+HERE = FIX / "pi" / "memcli-e2e"
+TOUR = HERE / "2026-12-01T18-56-49-866Z_01a232f7-7cc8-76f9-8a47-a4695a2c62ec.jsonl"
+TOUR_ID = "01a232f7-7cc8-76f9-8a47-a4695a2c62ec"
+FORK = HERE / "2026-12-01T18-56-51-942Z_01a232f7-84e6-71c5-96a5-25d44c73ab78.jsonl"
+RULE = "Lint Python with ruff, not flake8."
+WITH_MEMCLI = HERE / "2026-12-01T18-56-43-677Z_01a232f7-649c-7716-b38f-cfdd6431d886.jsonl"
 
 
 def copy(tmp_path: Path, *extra: dict) -> Path:
@@ -29,8 +34,9 @@ def copy(tmp_path: Path, *extra: dict) -> Path:
 
 def test_a_real_session_reads_as_the_conversation_it_was() -> None:
     info, entries, stats = read(TOUR)
-    assert (info.agent, info.session_id, info.cwd) == ("pi", TOUR_ID, "/tmp/pitour/proj")
-    assert info.first_time is not None and info.first_time.isoformat() == "2026-12-01T18:51:17.828000+00:00"
+    assert (info.agent, info.session_id) == ("pi", TOUR_ID)
+    assert info.cwd == "/tmp/pi-e2e/test_every_line_pi_writes_is_r0/proj"
+    assert info.first_time is not None and info.first_time.isoformat() == "2026-12-01T18:56:49.866000+00:00"
     assert info.extra["title"] == "tour of entry kinds"
     assert [(e.index, e.role, e.injected) for e in entries] == [
         (3, "user", False), (4, "assistant", False), (5, "tool", True), (6, "assistant", False),
@@ -46,13 +52,14 @@ def test_a_real_session_reads_as_the_conversation_it_was() -> None:
                                 (21, "After compaction, anything left?")]
     (call,) = entries[1].tool_calls
     assert (call.name, call.arguments, call.call_id) == (
-        "bash", {"command": "echo 'keep notes in notes.txt' > notes.txt"}, "toolu_00000001")
+        "bash", {"command": "echo 'keep notes in notes.txt' > notes.txt"}, "toolu_00000006")
     assert entries[1].text == "I'll write it." and not entries[1].final and entries[1].tokens == 15
     assert entries[2].tool_results[0].content == "(no output)" and not entries[2].tool_results[0].is_error
     assert entries[3].final and entries[3].text == "Written notes.txt."
     assert entries[4].text == "!cat notes.txt\n\nkeep notes in notes.txt\n"
     assert entries[6].text == "A note an extension adds to the context."
-    assert entries[8].text.endswith("memcli e2e") and entries[11].text == "memcli e2e"
+    assert entries[8].text.startswith("The user explored a different conversation branch")
+    assert entries[11].text == "memcli e2e"  # what the scripted server answered Pi's summary request
     assert all(e.timestamp is not None for e in entries)
     assert_paired(entries)
     assert_indices_are_lines(TOUR, entries)
@@ -66,16 +73,17 @@ def test_memcli_sessions_lists_it_with_nothing_skipped(capsys: pytest.CaptureFix
     code, out, _ = run(capsys, "sessions", "--path", str(TOUR), "--json")
     assert code == 0
     rows = json.loads(out)
-    assert [(r["agent"], r["session_id"], r["entries"], r["skipped"]) for r in rows] == [("pi", TOUR_ID, 14, 0)]
+    assert [(r["agent"], r["session_id"], r["entries"], r["skipped"]) for r in rows] == [
+        ("pi", TOUR_ID, 14, 0)]
     code, out, _ = run(capsys, "source", f"{TOUR_ID[:8]}:14-15", "--path", str(TOUR))
     assert code == 0 and "Anything else to note?" in out and "A note an extension adds" in out
 
 
 def test_indices_stay_as_the_session_grows(tmp_path: Path) -> None:
     before = [e.span for e in read(TOUR)[1]]
-    grown = copy(tmp_path, {"type": "message", "id": "a1b2c3d4", "parentId": "80b5f2af",
+    grown = copy(tmp_path, {"type": "message", "id": "a1b2c3d4", "parentId": "c9841beb",
                             "timestamp": "2026-12-01T18:52:00.000Z",
-                            "message": {"role": "user", "content": "one more thing", "timestamp": 1796151120000}})
+                            "message": {"role": "user", "content": "one more thing"}})
     entries = read(grown)[1]
     assert [e.span for e in entries[:-1]] == before  # appending never moves a Source
     assert (entries[-1].index, entries[-1].text) == (23, "one more thing")
@@ -83,9 +91,28 @@ def test_indices_stay_as_the_session_grows(tmp_path: Path) -> None:
 
 def test_a_format_change_shows_as_skipped_lines_never_as_silence(tmp_path: Path) -> None:
     path = copy(tmp_path,
-                {"type": "message", "id": "b1", "parentId": "80b5f2af", "timestamp": "2026-12-01T18:52:00Z",
+                {"type": "message", "id": "b1", "parentId": "c9841beb", "timestamp": "2026-12-01T18:52:00Z",
                  "message": {"role": "reviewer", "content": "a role Pi 0.73 does not write"}},
                 {"type": "checkpoint", "id": "b2", "parentId": "b1", "timestamp": "2026-12-01T18:52:01Z"})
     _info, entries, stats = read(path)
     assert len(entries) == 14
     assert (stats.skipped, dict(stats.reasons)) == (2, {"unknown-role": 1, "unknown-type": 1})
+
+
+def test_memclis_tools_are_read_as_calls_and_results_under_their_own_names() -> None:
+    info, entries, stats = read(WITH_MEMCLI)
+    assert [(e.index, e.role) for e in entries] == [
+        (3, "user"), (4, "assistant"), (5, "tool"), (6, "assistant"), (7, "tool"), (8, "assistant")]
+    assert [c.name for e in entries for c in e.tool_calls] == ["memcli_search", "memcli_remember"]
+    assert entries[3].tool_calls[0].arguments == {"kind": "rule", "text": RULE}
+    assert "use-sqlite-wal" in entries[2].tool_results[0].content
+    assert entries[-1].final and (stats.skipped, stats.ignored) == (0, 3)
+    assert_paired(entries)
+
+
+def test_a_fork_names_the_session_it_came_from() -> None:
+    info, entries, _stats = read(FORK)
+    assert info.extra["forked_from"].endswith(TOUR.name)
+    assert [(e.role, e.injected) for e in entries] == [
+        ("system", True), ("user", False), ("assistant", False), ("system", True), ("user", False),
+        ("assistant", False)]
