@@ -23,15 +23,16 @@ function run(command: string, cwd: string, input: Json, timeoutMs: number): Prom
 		let out = "";
 		const child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "ignore"] });
 		const timer = setTimeout(() => child.kill(), timeoutMs);
+		const done = (text: string) => {
+			clearTimeout(timer);
+			resolve(text);
+		};
 		child.stdout?.setEncoding("utf8");
 		child.stdout?.on("data", (chunk: string) => {
 			out += chunk;
 		});
-		child.on("error", () => resolve(""));
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			resolve(code === 0 ? out : "");
-		});
+		child.on("error", () => done("")); // memcli not on PATH: nothing to add, nothing to capture
+		child.on("close", (code) => done(code === 0 ? out : ""));
 		child.stdin?.on("error", () => {});
 		child.stdin?.end(JSON.stringify(input));
 	});
