@@ -12,7 +12,8 @@ variables).
 
 `test_pi_session_with_memcli` asserts the six points every agent's test does; `test_every_line_pi_
 writes_is_read` drives Pi's RPC mode through each kind of session line it writes and checks that
-memcli reads them all (the source of tests/fixtures/transcripts/pi/memcli-e2e/).
+memcli reads them all (the source of tests/fixtures/transcripts/pi/memcli-e2e/). `test_a_teammate_without_
+memcli_runs_pi_as_before`: the committed extension where `memcli` is not installed.
 """
 
 from __future__ import annotations
@@ -136,6 +137,33 @@ def test_pi_session_with_memcli(project: Path, agent_env: dict[str, str]) -> Non
     # 6. no failure in memcli's status
     state = run(["memcli", "status"], project, agent_env)
     assert state.returncode == 0, state.stdout + state.stderr
+
+
+def test_a_teammate_without_memcli_runs_pi_as_before(project: Path, agent_env: dict[str, str]) -> None:
+    """The project's `.pi/extensions/memcli.ts` is committed to share; where `memcli` is not on PATH,
+    Pi answers and exits as it would without it: no tools, no context, no error. The installed copy's
+    timeouts are raised to ten minutes, so a timer the extension left running would hold Pi past the
+    run's limit instead of passing unseen."""
+    pi = str(agent_binary("pi"))
+    assert run(["memcli", "hooks", "install", "--agent", "pi"], project, agent_env).returncode == 0
+    extension = project / ".pi" / "extensions" / "memcli.ts"
+    text = extension.read_text(encoding="utf-8")
+    slow = text.replace("START_TIMEOUT_MS = 30_000", "START_TIMEOUT_MS = 600_000").replace(
+        "CAPTURE_TIMEOUT_MS = 10_000", "CAPTURE_TIMEOUT_MS = 600_000")
+    assert slow.count("_TIMEOUT_MS = 600_000") == 2
+    extension.write_text(slow, encoding="utf-8")
+    path = [d for d in agent_env["PATH"].split(os.pathsep) if d and not (Path(d) / "memcli").exists()]
+    server = AnthropicServer()
+    server.script(ANSWER)
+    with server:
+        user_setup(Path(agent_env["HOME"]), server)
+        env = {**pi_env(agent_env, server), "PATH": os.pathsep.join(path)}
+        done = run([pi, "--model", MODEL, "--mode", "json", PROMPT], project, env, timeout=90)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "memcli" not in done.stderr, done.stderr[-3000:]
+    (request,) = server.model_requests()
+    assert not MEMCLI_TOOLS & tool_names(request)
+    assert "How to restore the nightly SQLite backup" not in system_text(request)
 
 
 # ---- every kind of line Pi writes ---------------------------------------------------------------
