@@ -300,5 +300,6 @@ def test_every_line_pi_writes_is_read(project: Path, agent_env: dict[str, str], 
     assert (listed[first]["agent"], listed[first]["skipped"], listed[first]["entries"]) == ("pi", 0, 14)
     assert listed[first]["extra"]["title"] == "tour of entry kinds"
     assert listed[fork]["extra"]["forked_from"] == str(by_id[first]) and listed[fork]["skipped"] == 0
+    assert listed[fork]["entries"] == 2  # its own turn: what /fork copied is read in the first session
     # /fork ended the first session and quitting the second: both were captured (no model here: waiting)
     assert wait_for_runs({first, fork}) == {first: "waiting", fork: "waiting"}

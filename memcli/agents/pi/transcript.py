@@ -10,6 +10,12 @@ within the file. memcli reads every line in the file's order, the branches left 
 (Pi keeps them, and shows them in /tree: what was said there was said); the summary Pi writes of a
 branch left is an entry of its own.
 
+A `/fork` or `/clone` (and `pi --fork <file>`) starts a new file whose header names the parent
+(`parentSession`) and copies the path it forks from, each line with its id and time, before the
+fork's own turns. Those copies were said in the parent and are read in the parent's file: here they
+are ignored, told apart by a time before the header's, so the parent's `memcli_remember` calls and
+prompts are not staged or counted twice.
+
 Mapping: `message` lines by `message.role`: `user` → user; `assistant` → assistant (text, `thinking`
 blocks, `toolCall` blocks as tool calls, `usage.totalTokens`, final when `stopReason` is `stop`);
 `toolResult` → tool, injected; `bashExecution` (a `!command` the user ran, its output added to the
@@ -22,6 +28,7 @@ injected. The header, model and thinking-level changes, names, labels and extens
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,10 +138,21 @@ def _entry(index: int, obj: dict[str, Any], stats: ReadStats) -> Entry | None:
     return None
 
 
+def _copied(obj: dict[str, Any], forked_at: dt.datetime | None) -> bool:
+    """A line a fork copied from its parent: written before the fork's header, by its own time."""
+    stamp = parse_time(obj.get("timestamp"))
+    return forked_at is not None and stamp is not None and stamp < forked_at
+
+
 def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
     """One entry a line at most, nothing carried from line to line: every line is a resume point."""
+    forked_at = info.first_time if "forked_from" in info.extra else None  # the header's time
     for index, obj in json_objects(info.path, stats, cursor):
-        entry = _entry(index, obj, stats)
+        if _copied(obj, forked_at):
+            stats.ignored += 1  # the parent's entry, read in the parent's file
+            entry = None
+        else:
+            entry = _entry(index, obj, stats)
         if entry is not None:
             yield entry
         if cursor is not None:

@@ -110,9 +110,27 @@ def test_memclis_tools_are_read_as_calls_and_results_under_their_own_names() -> 
     assert_paired(entries)
 
 
-def test_a_fork_names_the_session_it_came_from() -> None:
-    info, entries, _stats = read(FORK)
+def test_a_fork_names_the_session_it_came_from_and_reads_as_its_own_turns() -> None:
+    """/fork writes the path it forks from (lines 1-6, copies of the parent's lines 1-2 and 17-20,
+    their ids and times kept) before the fork's own turns: those are the parent's, read there."""
+    info, entries, stats = read(FORK)
     assert info.extra["forked_from"].endswith(TOUR.name)
-    assert [(e.role, e.injected) for e in entries] == [
-        ("system", True), ("user", False), ("assistant", False), ("system", True), ("user", False),
-        ("assistant", False)]
+    assert [(e.index, e.role, e.text) for e in entries] == [(7, "user", "And in the fork?"),
+                                                            (8, "assistant", "Forked.")]
+    assert (stats.lines, stats.skipped, stats.ignored) == (9, 0, 7)
+
+
+def test_memclis_tool_calls_a_fork_copied_are_not_read_twice(tmp_path: Path) -> None:
+    """A fork of the session with memcli's tools (as `createBranchedSession` writes it: a new header
+    naming the parent, its entries copied, then the fork's own): its `memcli_remember` call is the
+    parent's, staged from there."""
+    lines = WITH_MEMCLI.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = dict(json.loads(lines[0]), id="f0f0f0f0-0000-7000-8000-000000000001",
+                  parentSession=str(WITH_MEMCLI), timestamp="2026-12-01T19:30:00.000Z")
+    own = {"type": "message", "id": "0a0b0c0d", "parentId": json.loads(lines[-1])["id"],
+           "timestamp": "2026-12-01T19:30:05.000Z", "message": {"role": "user", "content": "and then?"}}
+    fork = tmp_path / "2026-12-01T19-30-00-000Z_f0f0f0f0-0000-7000-8000-000000000001.jsonl"
+    fork.write_text(json.dumps(header) + "\n" + "".join(lines[1:]) + json.dumps(own) + "\n", encoding="utf-8")
+    _info, entries, stats = read(fork)
+    assert [(e.index, e.role, e.text) for e in entries] == [(len(lines), "user", "and then?")]
+    assert (stats.skipped, stats.ignored) == (0, len(lines))
