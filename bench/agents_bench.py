@@ -2,7 +2,7 @@
 it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
 scripted model server on 127.0.0.1).
 
-Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot} [--runs 7]
+Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot,pi} [--runs 7]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
@@ -205,6 +205,23 @@ def copilot() -> Setup:
     return Setup("copilot", "copilot", env_of, prepare, ChatCompletionsServer, launch)
 
 
+def pi() -> Setup:
+    """Pi headless (`pi -p`) with the user's own model provider in ~/.pi/agent/models.json (rewritten
+    for each run's server), where memcli's extension makes the first prompt wait for memcli's tools."""
+    from e2e.test_pi import MODEL, pi_env, user_setup
+    from support.anthropic_server import AnthropicServer
+
+    def env_of(home: Path) -> dict[str, str]:
+        return {k: v for k, v in _env(home).items() if not k.startswith("PI_")}
+
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        user_setup(Path(env["HOME"]), server)
+        subprocess.run([str(binary), "--model", MODEL, "-p", "hi"], cwd=root, env=pi_env(env, server),
+                       capture_output=True, timeout=120, check=True)
+
+    return Setup("pi", "pi", env_of, lambda binary, root, env, memcli: None, AnthropicServer, launch)
+
+
 def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
     once("without"), once("with")  # warm the file cache; not counted
     times: dict[str, list[float]] = {"without": [], "with": []}
@@ -215,7 +232,7 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
 
 
 AGENTS: dict[str, Callable[[], Setup]] = {"claude-code": claude_code, "codex": codex, "gemini": gemini,
-                                          "copilot": copilot}
+                                          "copilot": copilot, "pi": pi}
 
 
 def main() -> int:

@@ -142,6 +142,7 @@ class SessionsConfig:
     codex_home: str | None = None
     gemini_home: str | None = None
     copilot_home: str | None = None
+    pi_home: str | None = None  # Pi's agent dir (~/.pi/agent)
     paths: list[str] = field(default_factory=list)
 
 

@@ -66,6 +66,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(wheel) as whl:
         listed = set(whl.namelist())
     assert {f"memcli/prompts/{name}" for name in PROMPTS} <= listed
+    assert "memcli/agents/pi/memcli.ts" in listed  # the extension `hooks install --agent pi` writes
     assert not any(name.startswith(("prompts/", "tests/")) for name in listed)
     return wheel
 

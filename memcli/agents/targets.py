@@ -1,5 +1,6 @@
 """What `memcli hooks install` writes into an agent's config files, as entries an agent's wiring
-declares (memcli/agents/<agent>/wiring.py): hook handlers, the MCP server, allow rules, settings.
+declares (memcli/agents/<agent>/wiring.py): hook handlers, the MCP server, allow rules, settings,
+or a whole file of memcli's (an agent's extension module, where the agent is extended by code).
 Each agent's wiring says which files at which scope; memcli/hooks/edit.py adds and removes them.
 """
 
@@ -75,9 +76,10 @@ class Entry:
 class ConfigFile:
     agent: str  # the agent's `--agent` option: how install and status name it
     path: Path
-    fmt: str  # json | toml
+    fmt: str  # json | toml | file (the whole file is memcli's one entry, made by `generated`)
     entries: tuple[Entry, ...]
     retired: tuple[Entry, ...] = ()  # written by an earlier memcli, no longer: install removes them
+    folders: int = 1  # folders above the file an install may have made: uninstall removes them when empty
 
 
 def hook(event: str, command: str, marker: str, timeout: int, *, matcher: str | None = None,
@@ -107,3 +109,9 @@ def mcp_server(table: str, **options: Any) -> Entry:
 def allow(rule: str, tool: str) -> Entry:
     """`rule` (the agent's name for memcli's `tool`) appended to `permissions.allow`."""
     return Entry(f"allow {tool}", ("permissions", "allow"), None, rule, rule)
+
+
+def generated(label: str, text: str, marker: str, older: tuple[str, ...] = ()) -> Entry:
+    """A file memcli writes whole (in a ConfigFile of fmt `file`): `text` is all of it, `marker` a
+    line only memcli's carries, `older` the texts earlier memcli versions wrote."""
+    return Entry(label, (), None, text, marker, older)

@@ -1,5 +1,6 @@
-"""Add, find and remove memcli's entries in one config file's text (JSON with comments, or TOML
-through tomlkit, which keeps comments and layout). Pure functions: text in, text out."""
+"""Add, find and remove memcli's entries in one config file's text (JSON with comments, TOML
+through tomlkit, which keeps comments and layout, or a file memcli writes whole). Pure functions:
+text in, text out."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def _toml_doc(cf: ConfigFile, text: str) -> Any:
 
 
 def data(cf: ConfigFile, text: str) -> dict[str, Any]:
+    if cf.fmt == "file":
+        return {"text": text} if text else {}
     if cf.fmt == "toml":
         return _toml_doc(cf, text).unwrap()
     return _json_doc(cf, text).data or {}
@@ -62,6 +65,8 @@ def _container(cf: ConfigFile, tree: dict[str, Any], entry: Entry) -> Any:
 def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
     """Each entry as `installed`, `outdated` (as an earlier memcli wrote it), `modified` (memcli's,
     edited since) or `missing`, and each retired one still in the file as `retired`."""
+    if cf.fmt == "file":
+        return [(entry, _whole_state(entry, text)) for entry in cf.entries]
     tree = data(cf, text)
     out = [(entry, "retired") for entry in cf.retired
            if any(entry.is_ours(g) for g in _container(cf, tree, entry) or [])]
@@ -81,6 +86,8 @@ def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
 def install(cf: ConfigFile, text: str) -> str:
     """`text` with every missing entry added, every outdated one replaced (edited ones are left
     alone) and the retired ones removed."""
+    if cf.fmt == "file":
+        return next((e.value for e, state in status(cf, text) if state in ("missing", "outdated")), text)
     text = drop_retired(cf, text)
     for entry, state in status(cf, text):
         if state == "outdated":
@@ -100,13 +107,24 @@ def install(cf: ConfigFile, text: str) -> str:
 
 def uninstall(cf: ConfigFile, text: str) -> str:
     """`text` without memcli's entries; a hook group that also holds the user's own handlers
-    keeps them and loses only memcli's."""
+    keeps them and loses only memcli's. A file memcli writes whole is emptied when it is memcli's
+    (it carries the marker: edited or not), and left alone when it is not."""
+    if cf.fmt == "file":
+        return "" if any(entry.marker in text for entry in cf.entries) else text
     return _remove_ours(cf, text, cf.entries + cf.retired)
 
 
 def drop_retired(cf: ConfigFile, text: str) -> str:
     """`text` without the entries an earlier memcli wrote and this one no longer does."""
-    return _remove_ours(cf, text, cf.retired)
+    return text if cf.fmt == "file" else _remove_ours(cf, text, cf.retired)
+
+
+def _whole_state(entry: Entry, text: str) -> str:
+    """A file memcli writes whole: `modified` covers a file of someone else's at that path too
+    (install leaves it alone, uninstall as well)."""
+    if not text:
+        return "missing"
+    return "installed" if text == entry.value else "outdated" if text in entry.older else "modified"
 
 
 def _remove_ours(cf: ConfigFile, text: str, entries: tuple[Entry, ...]) -> str:

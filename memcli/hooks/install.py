@@ -144,7 +144,8 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         if change.new is None:
             atomic_delete(change.cf.path)
             with contextlib.suppress(OSError):
-                change.cf.path.parent.rmdir()  # `.codex/` and the like, when install made them
+                for folder in change.cf.path.parents[:change.cf.folders]:
+                    folder.rmdir()  # `.codex/` and the like, when install made them (and they are empty)
         else:
             atomic_write_text(change.cf.path, change.new)
         verb = "created" if change.old is None else "removed" if change.new is None else "updated"
@@ -183,7 +184,7 @@ def _capture_waiting(root: Path | None) -> str | None:
 
 
 def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
-    return any(row["state"] != "missing" and str(row["entry"]).endswith(" hook")
+    return any(row["state"] != "missing" and str(row["entry"]).endswith((" hook", " extension"))
                for row in collect(agent, scope, root))
 
 

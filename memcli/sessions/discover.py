@@ -2,8 +2,8 @@
 
 Each agent says where it keeps its sessions (its `discovery.py` under memcli/agents/, listed in
 memcli/agents/registry.py): agents keep transcripts in their own home folders, keyed by the working
-directory, which `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`) or the agent's own
-environment variable moves. `[sessions] paths` adds files or folders; explicit `paths` replace it
+directory, which `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`, `pi_home`) or the
+agent's own environment variable moves. `[sessions] paths` adds files or folders; explicit `paths` replace it
 all. In a folder given explicitly, a file is read when an agent says it looks like its transcript.
 """
 

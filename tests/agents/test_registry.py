@@ -77,6 +77,9 @@ def test_each_agent_has_each_part_it_declares(agent: base.Agent, tmp_path: Path)
         files = parts.wiring.config_files(scope, root)
         assert files and all(isinstance(cf, ConfigFile) and cf.agent == hooks.option for cf in files)
         starts = [c for cf in files for e in cf.entries if e.marker == SESSION_START for c in e.commands()]
+        # an extension memcli writes whole (Pi's) runs the same command from its own code
+        modules = [e.value for cf in files if cf.fmt == "file" for e in cf.entries]
+        starts += [start_command(hooks.option) for text in modules if start_command(hooks.option) in text]
         assert starts == [start_command(hooks.option)]
         assert isinstance(parts.wiring.install_notes(scope, root), list)
         assert isinstance(parts.wiring.states(scope, root), list)

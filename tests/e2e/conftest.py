@@ -64,7 +64,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 120,
 def agent_env(tmp_path: Path) -> dict[str, str]:
     """An environment for one agent run: the test's own HOME (set by tests/conftest.py), memcli's
     executable first on PATH (the agents run `memcli` by name), no proxy, no real credentials."""
-    agents = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CODEX_", "CLAUDE_", "COPILOT_")
+    agents = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CODEX_", "CLAUDE_", "COPILOT_", "PI_")
     env = {k: v for k, v in os.environ.items()
            if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)}
     env["PATH"] = os.pathsep.join([str(MEMCLI_BIN), str(BIN), env.get("PATH", "")])

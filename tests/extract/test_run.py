@@ -27,6 +27,7 @@ def answer_items(fake: FakeLLM) -> None:
 @pytest.mark.parametrize("agent, sub", [
     ("claude-code", "claude-code"), ("codex", "codex"), ("gemini-cli", "gemini-cli"), ("aider", "aider"),
     ("copilot-cli", "copilot-cli"),
+    ("pi", "pi"),
 ])
 def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corpus: Path,
                                           agent: str, sub: str) -> None:
@@ -40,7 +41,8 @@ def test_real_transcripts_of_each_adapter(fake_llm: FakeLLM, ws: Workspace, corp
     e2e_calls = {"claude-code": [("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", (27, 27))],
                  "gemini-cli": [("3b726bda-21bf-415f-8abd-498c40c008e8", (9, 11))],
                  "codex": [("01a23270-2195-7373-8aab-88da5a3bd4a7", (15, 15))],
-                 "copilot-cli": [("3bf39108-d836-47d4-b26f-1fb4f7bc2c3a", (13, 13))]}
+                 "copilot-cli": [("3bf39108-d836-47d4-b26f-1fb4f7bc2c3a", (13, 13))],
+                 "pi": [("01a232f7-649c-7716-b38f-cfdd6431d886", (6, 6))]}
     assert remembered == e2e_calls.get(sub, [])
     for f in files:
         assert f.agent == agent and f.model == FAKE_MODEL and f.prompt_version == prompt.version()

@@ -260,6 +260,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert _load(claude_json)["numStartups"] == 3
     assert _load(home / ".gemini" / "settings.json")["mcpServers"]["memcli"]
     assert _load(tmp_path / "codex-home" / "config.toml")["mcp_servers"]["memcli"]
+    assert (home / ".pi" / "agent" / "extensions" / "memcli.ts").is_file()
     assert not (ws / ".claude").exists()
     capsys.readouterr()
     assert exit_code("hooks", "status", "--json", "-w", str(ws)) == 0
@@ -271,6 +272,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
+    assert not (home / ".pi" / "agent" / "extensions").exists()
 
 
 def test_status_reports_a_hook_the_user_edited(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

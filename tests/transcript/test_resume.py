@@ -12,7 +12,7 @@ import pytest
 from memcli.sessions import Position, SessionInfo, read_entries, sessions_in
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
-JSONL = sorted(p for p in FIX.rglob("*.jsonl") if "claude-code" in p.parts or "codex" in p.parts)
+JSONL = sorted(p for p in FIX.rglob("*.jsonl") if {"claude-code", "codex", "pi"} & set(p.parts))
 STAT_FIELDS = ("lines", "entries", "skipped", "ignored", "tokens", "first_time", "last_time")
 
 
