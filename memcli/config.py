@@ -139,6 +139,7 @@ class SessionsConfig:
     claude_home: str | None = None
     codex_home: str | None = None
     gemini_home: str | None = None
+    opencode_home: str | None = None  # OpenCode's data folder (its database: opencode.db)
     paths: list[str] = field(default_factory=list)
 
 

@@ -53,7 +53,7 @@ class Entry:
 class ConfigFile:
     agent: str  # the agent's `--agent` option: how install and status name it
     path: Path
-    fmt: str  # json | toml
+    fmt: str  # json | toml | file (a whole file memcli writes: one `generated` entry)
     entries: tuple[Entry, ...]
     retired: tuple[Entry, ...] = ()  # written by an earlier memcli, no longer: install removes them
 
@@ -79,3 +79,10 @@ def mcp_server(table: str, **options: Any) -> Entry:
 def allow(rule: str, tool: str) -> Entry:
     """`rule` (the agent's name for memcli's `tool`) appended to `permissions.allow`."""
     return Entry(f"allow {tool}", ("permissions", "allow"), None, rule, rule)
+
+
+def generated(label: str, text: str, marker: str, older: tuple[str, ...] = ()) -> Entry:
+    """A whole file memcli writes and owns (an agent's plugin module, where the agent takes its hooks
+    as code): `text` is its content, `marker` a line only memcli's version of it carries, `older`
+    what earlier memcli versions wrote. Its ConfigFile's fmt is `file`."""
+    return Entry(label, (), None, text, marker, older)

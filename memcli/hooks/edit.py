@@ -1,5 +1,6 @@
 """Add, find and remove memcli's entries in one config file's text (JSON with comments, or TOML
-through tomlkit, which keeps comments and layout). Pure functions: text in, text out."""
+through tomlkit, which keeps comments and layout), or write and remove a whole file memcli owns (an
+agent's plugin module). Pure functions: text in, text out."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ def _toml_doc(cf: ConfigFile, text: str) -> Any:
 
 
 def data(cf: ConfigFile, text: str) -> dict[str, Any]:
+    if cf.fmt == "file":
+        return {"text": text} if text else {}
     if cf.fmt == "toml":
         return _toml_doc(cf, text).unwrap()
     return _json_doc(cf, text).data or {}
@@ -61,6 +64,8 @@ def _container(cf: ConfigFile, tree: dict[str, Any], entry: Entry) -> Any:
 def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
     """Each entry as `installed`, `outdated` (as an earlier memcli wrote it), `modified` (memcli's,
     edited since) or `missing`, and each retired one still in the file as `retired`."""
+    if cf.fmt == "file":
+        return [(entry, _file_state(entry, text)) for entry in cf.entries]
     tree = data(cf, text)
     out = [(entry, "retired") for entry in cf.retired
            if any(entry.is_ours(g) for g in _container(cf, tree, entry) or [])]
@@ -80,6 +85,9 @@ def status(cf: ConfigFile, text: str) -> list[tuple[Entry, str]]:
 def install(cf: ConfigFile, text: str) -> str:
     """`text` with every missing entry added, every outdated one replaced (edited ones are left
     alone) and the retired ones removed."""
+    if cf.fmt == "file":
+        entry = cf.entries[0]
+        return entry.value if _file_state(entry, text) in ("missing", "outdated") else text
     text = drop_retired(cf, text)
     for entry, state in status(cf, text):
         if state == "outdated":
@@ -99,7 +107,10 @@ def install(cf: ConfigFile, text: str) -> str:
 
 def uninstall(cf: ConfigFile, text: str) -> str:
     """`text` without memcli's entries; a hook group that also holds the user's own handlers
-    keeps them and loses only memcli's."""
+    keeps them and loses only memcli's. A whole file of memcli's goes, edited or not (the
+    backup `uninstall` takes keeps it); a file there without memcli's marker stays."""
+    if cf.fmt == "file":
+        return "" if _file_state(cf.entries[0], text) != "missing" and cf.entries[0].marker in text else text
     return _remove_ours(cf, text, cf.entries + cf.retired)
 
 
@@ -155,6 +166,16 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
 def _top_level_value(entry: Entry) -> bool:
     """A plain setting at the top of the file (Codex's `mcp_optional_startup_grace_ms`)."""
     return not entry.path and entry.key is not None and not isinstance(entry.value, dict)
+
+
+# ---- whole files --------------------------------------------------------------------------------
+
+def _file_state(entry: Entry, text: str) -> str:
+    """A file that is all memcli's: its text is the entry's value. Anything else in its place
+    (memcli's edited by hand, or someone else's file of that name) is `modified`: left alone."""
+    if not text:
+        return "missing"
+    return "installed" if text == entry.value else "outdated" if text in entry.older else "modified"
 
 
 # ---- TOML ---------------------------------------------------------------------------------------

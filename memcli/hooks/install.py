@@ -9,7 +9,6 @@ the file is still exactly what install made of a backup, that backup is restored
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import difflib
 import hashlib
@@ -141,8 +140,7 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         saved = _backup(change.cf.path, change.old, action)
         if change.new is None:
             atomic_delete(change.cf.path)
-            with contextlib.suppress(OSError):
-                change.cf.path.parent.rmdir()  # `.codex/` and the like, when install made them
+            _remove_empty(change.cf.path.parent, root if scope == "project" and root else Path.home())
         else:
             atomic_write_text(change.cf.path, change.new)
         verb = "created" if change.old is None else "removed" if change.new is None else "updated"
@@ -162,6 +160,19 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         if waiting:
             print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
     return EXIT_OK
+
+
+def _remove_empty(folder: Path, stop: Path) -> None:
+    """`.codex/` and the like, when install made them: the file's folder if empty, then the empty
+    ones above it inside `stop` (the workspace; user scope: the home folder): `.opencode/plugins/`."""
+    while True:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+        if folder == stop or stop not in folder.parents:
+            return
 
 
 def _project_root() -> Path | None:

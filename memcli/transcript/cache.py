@@ -22,11 +22,18 @@ FILE_NAME = "sessions-scan.json"
 
 
 def _stamp(path: Path) -> list[int] | None:
+    """Size and mtime; an SQLite database's (OpenCode's) with its write-ahead log's, where its
+    changes sit until a checkpoint copies them into the file."""
     try:
         stat = path.stat()
     except OSError:
         return None
-    return [stat.st_size, stat.st_mtime_ns]
+    stamp = [stat.st_size, stat.st_mtime_ns]
+    try:
+        wal = path.with_name(path.name + "-wal").stat()
+    except OSError:
+        return stamp
+    return [*stamp, wal.st_size, wal.st_mtime_ns]
 
 
 def _dump(info: SessionInfo) -> dict[str, Any]:
