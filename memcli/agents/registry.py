@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents import aider, claude_code, codex, gemini_cli, memcli_jsonl
+from memcli.agents import aider, claude_code, codex, gemini_cli, memcli_jsonl, opencode
 
 if TYPE_CHECKING:
     from memcli.agents.base import Agent, Hooks
 
-AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, aider, memcli_jsonl)
+AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, opencode, aider, memcli_jsonl)
 FALLBACK = "memcli-jsonl"  # reads a file no agent claims, counting the lines it cannot read as skipped
 SESSION_START_DEFAULT = "claude-code"  # `hooks session-start` without --agent (the first agent wired)
 

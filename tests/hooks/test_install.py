@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.cli import exit_code
 
+from memcli.agents import registry
 from memcli.agents.jsonedit import blank_comments
 from memcli.hooks import install as inst
 
@@ -259,16 +260,19 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert _load(claude_json)["numStartups"] == 3
     assert _load(home / ".gemini" / "settings.json")["mcpServers"]["memcli"]
     assert _load(tmp_path / "codex-home" / "config.toml")["mcp_servers"]["memcli"]
+    assert _load(home / ".config" / "opencode" / "opencode.json")["mcp"]["memcli"]["type"] == "local"
+    assert (home / ".config" / "opencode" / "plugins" / "memcli.js").is_file()
     assert not (ws / ".claude").exists()
     capsys.readouterr()
     assert exit_code("hooks", "status", "--json", "-w", str(ws)) == 0
     rows = json.loads(capsys.readouterr().out)["entries"]
     user = {(r["agent"], r["entry"]): r["state"] for r in rows if r["scope"] == "user"}
     project = {r["state"] for r in rows if r["scope"] == "project"}
-    assert set(user.values()) == {"installed"} and len(user) == 17 and project == {"missing"}
+    assert set(user.values()) == {"installed"} and len(user) == 24 and project == {"missing"}
     assert exit_code("hooks", "uninstall", "--agent", "all", "--scope", "user") == 0
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
+    assert not (home / ".config").exists()  # the folders install made for OpenCode's files go too
 
 
 def test_status_reports_a_hook_the_user_edited(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -288,7 +292,8 @@ def test_bad_agent_or_scope_is_a_usage_error(ws: Path, capsys: pytest.CaptureFix
     assert exit_code("hooks", "install", "--agent", "cursor", "-w", str(ws)) == 2
     assert exit_code("hooks", "install", "--scope", "global", "-w", str(ws)) == 2
     err = capsys.readouterr().err
-    assert "claude-code, codex, gemini or all" in err and "choose project or user" in err
+    assert f"{', '.join(registry.options())} or all" in err and "choose project or user" in err
+    assert "claude-code, codex, gemini" in err
 
 
 def test_codex_blocks_go_at_the_end_and_leave_the_users_tables_in_place(ws: Path) -> None:
