@@ -42,9 +42,12 @@ def _mtime(path: Path) -> dt.datetime:
     """When the file last changed: an SQLite database's changes sit in its write-ahead log
     (`<file>-wal`) until a checkpoint copies them in."""
     times = [path.stat().st_mtime]
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists():
-        times.append(wal.stat().st_mtime)
+    try:
+        wal = path.with_name(path.name + "-wal").stat()
+    except OSError:
+        wal = None
+    if wal is not None and wal.st_size:  # (a reader leaves an empty one behind)
+        times.append(wal.st_mtime)
     return dt.datetime.fromtimestamp(max(times), dt.UTC)
 
 

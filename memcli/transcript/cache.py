@@ -33,7 +33,7 @@ def _stamp(path: Path) -> list[int] | None:
         wal = path.with_name(path.name + "-wal").stat()
     except OSError:
         return stamp
-    return [*stamp, wal.st_size, wal.st_mtime_ns]
+    return [*stamp, wal.st_size, wal.st_mtime_ns] if wal.st_size else stamp  # (a reader leaves an empty one)
 
 
 def _dump(info: SessionInfo) -> dict[str, Any]:
