@@ -5,6 +5,7 @@ Each agent's wiring says which files at which scope; memcli/hooks/edit.py adds a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,9 @@ class ConfigFile:
     fmt: str  # json | toml | file (a whole file memcli writes: one `generated` entry)
     entries: tuple[Entry, ...]
     retired: tuple[Entry, ...] = ()  # written by an earlier memcli, no longer: install removes them
+    # what the agent makes of the file on its own when it loads it (OpenCode adds `"$schema"`), so
+    # that uninstall still knows install's text in it and restores the backup; None: it leaves it be
+    loaded: Callable[[str], str] | None = None
 
 
 def hook(event: str, command: str, marker: str, timeout: int, *, matcher: str | None = None,

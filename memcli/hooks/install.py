@@ -85,8 +85,9 @@ def _backup(path: Path, old: str | None, action: str) -> Path:
 
 
 def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
-    """The text the file had before the install that produced `current` exactly (None: it did
-    not exist), or False when no backup explains it (it was edited since)."""
+    """The text the file had before the install that produced `current` exactly, or produced what
+    the agent made of it when it loaded it (None: it did not exist), or False when no backup
+    explains it (it was edited since)."""
     try:
         found = sorted(backup_dir().glob(f"{_key(cf.path)}-*-install-*"))
     except OSError:
@@ -94,10 +95,11 @@ def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
     for path in reversed(found):
         old = None if path.name.endswith(ABSENT) else path.read_bytes().decode("utf-8")
         try:
-            if edit.install(cf, old or "") == current:
-                return old
+            made = edit.install(cf, old or "")
         except edit.UnreadableConfig:
             continue
+        if current in (made, cf.loaded(made) if cf.loaded is not None else made):
+            return old
     return False
 
 

@@ -14,6 +14,9 @@ bundled "customize opencode" guide and the code that loads configs and plugins).
   context before the prompt, and `memcli extract --hook` when a session goes idle (`session.idle`,
   after each prompt) and when OpenCode closes (the plugin's `dispose`, which ends the session).
 
+OpenCode writes `"$schema"` into every config file it loads that lacks it, right after the opening
+brace (`loaded`): uninstall knows install's text with that line in it, and restores the backup.
+
 OpenCode asks its user to trust nothing: no folder trust, no approval of a project's MCP servers or
 plugins (it loads them at start; it installs `@opencode-ai/plugin` into `.opencode/` on its own,
 which memcli's plugin does not use). So no step is left to the user, and OpenCode's files have no
@@ -22,10 +25,13 @@ state for `hooks status` to show.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from importlib import resources
 from pathlib import Path
 
+from memcli.agents import jsonedit
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import (
     CAPTURE,
@@ -37,6 +43,7 @@ from memcli.agents.targets import (
     session_start_command,
 )
 
+SCHEMA = "https://opencode.ai/config.json"
 OPTION = "opencode"  # its `--agent` (the declaration in __init__ says the same; tests hold them equal)
 TOOL_NAME = "{server}_{tool}"
 MARKER = "// memcli for OpenCode:"  # the first line of memcli's plugin
@@ -51,6 +58,18 @@ def plugin_text() -> str:
     template = resources.files("memcli.agents.opencode").joinpath("plugin.js").read_text(encoding="utf-8")
     return (template.replace("__MEMCLI_SESSION_START__", session_start_command(OPTION))
             .replace("__MEMCLI_CAPTURE__", CAPTURE))
+
+
+def loaded(text: str) -> str:
+    """The file as OpenCode 1.18.33 writes it back when it loads it: a file without `$schema` gets
+    that line after its opening brace, the rest of its text as it was."""
+    try:
+        data = jsonedit.Document.parse(text).data
+    except jsonedit.JsonSyntaxError:
+        return text  # OpenCode stops at it; it writes nothing
+    if not isinstance(data, dict) or data.get("$schema"):
+        return text
+    return re.sub(r"^[\s\ufeff]*\{", lambda _: '{\n  "$schema": ' + json.dumps(SCHEMA) + ",", text, count=1)
 
 
 def config_file(folder: Path) -> Path:
@@ -70,7 +89,7 @@ def config_files(scope: str, root: Path | None) -> list[ConfigFile]:
     else:
         settings, plugins = config_file(config_home()), config_home() / "plugins"
     plugin = generated("plugin hook", plugin_text(), MARKER)
-    return [ConfigFile(OPTION, settings, "json", entries),
+    return [ConfigFile(OPTION, settings, "json", entries, loaded=loaded),
             ConfigFile(OPTION, plugins / "memcli.js", "file", (plugin,))]
 
 
