@@ -20,7 +20,7 @@ from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
 from memcli.sessions.reader import scan as scan_info
 from memcli.sessions.reader import sessions_in
-from memcli.transcript.base import SessionReadError
+from memcli.transcript.base import SessionReadError, wal_stat
 from memcli.transcript.cache import ScanCache
 from memcli.transcript.model import SessionInfo
 
@@ -41,14 +41,8 @@ def _walk(path: Path) -> Iterable[Path]:
 def _mtime(path: Path) -> dt.datetime:
     """When the file last changed: an SQLite database's changes sit in its write-ahead log
     (`<file>-wal`) until a checkpoint copies them in."""
-    times = [path.stat().st_mtime]
-    try:
-        wal = path.with_name(path.name + "-wal").stat()
-    except OSError:
-        wal = None
-    if wal is not None and wal.st_size:  # (a reader leaves an empty one behind)
-        times.append(wal.st_mtime)
-    return dt.datetime.fromtimestamp(max(times), dt.UTC)
+    wal = wal_stat(path)
+    return dt.datetime.fromtimestamp(max(path.stat().st_mtime, wal.st_mtime if wal else 0), dt.UTC)
 
 
 def candidate_files(root: Path, config: SessionsConfig, since: dt.datetime | None = None) -> list[Path]:

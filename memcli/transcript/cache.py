@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memcli.transcript.base import wal_stat
 from memcli.transcript.model import SessionInfo
 
 VERSION = 2  # bump whenever an agent's reader reads a format differently: cached counts would be stale
@@ -28,12 +29,8 @@ def _stamp(path: Path) -> list[int] | None:
         stat = path.stat()
     except OSError:
         return None
-    stamp = [stat.st_size, stat.st_mtime_ns]
-    try:
-        wal = path.with_name(path.name + "-wal").stat()
-    except OSError:
-        return stamp
-    return [*stamp, wal.st_size, wal.st_mtime_ns] if wal.st_size else stamp  # (a reader leaves an empty one)
+    wal = wal_stat(path)
+    return [stat.st_size, stat.st_mtime_ns, *((wal.st_size, wal.st_mtime_ns) if wal else ())]
 
 
 def _dump(info: SessionInfo) -> dict[str, Any]:

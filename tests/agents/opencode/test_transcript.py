@@ -13,6 +13,8 @@ from support.cli import run
 from support.opencode_db import FIXTURE, MAIN, OTHER, SUBAGENT, WROTE_IN, add_part, copy_db
 from support.transcripts import assert_paired, prompts
 
+from memcli.metrics.scan import update_state
+from memcli.metrics.state import State
 from memcli.sessions import detect, read_entries, scan, sessions_in
 from memcli.sessions.commands import skipped_note
 from memcli.transcript.model import Entry
@@ -142,3 +144,23 @@ def test_source_shows_a_range_of_parts(capsys: pytest.CaptureFixture[str]) -> No
     shown = json.loads(out)
     assert [e["index"] for e in shown["entries"]] == [15]
     assert shown["entries"][0]["tool_calls"][0]["name"] == "memcli_memcli_remember"
+
+
+def test_metrics_count_what_the_write_ahead_log_holds(tmp_path: Path) -> None:
+    """A new part in the write-ahead log leaves opencode.db as it was: metrics counts it all the same,
+    and only it."""
+    db = copy_db(tmp_path / "opencode.db", wal=True)
+    state = State()
+    info = next(i for i in sessions_in(db) if i.session_id == MAIN)
+    update_state(state, [info], read_entries)
+    (key,) = state.sessions
+    before = state.sessions[key].entries
+    size, mtime = db.stat().st_size, db.stat().st_mtime_ns
+    writer = add_part(db, MAIN, {"type": "text", "text": "one more answer"})
+    try:
+        assert (db.stat().st_size, db.stat().st_mtime_ns) == (size, mtime)
+        summary = update_state(state, [info], read_entries)
+        assert summary.scanned == 1 and summary.entries == 1
+        assert state.sessions[key].entries == before + 1
+    finally:
+        writer.close()
