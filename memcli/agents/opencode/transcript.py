@@ -13,6 +13,7 @@ its message's `role`:
   `state.input`, `callID`) and, once it ran, its result (`state.output`, or `state.error`);
 - `file` of a user message: an attachment, injected as `[file <name>]` (never its data URL);
   `subtask`: a command's prompt for a subagent, injected user text;
+- a subagent's session (the task tool's: `parent_id`) is all sidechain, its user text injected;
 - `step-start`, `step-finish` (its tokens are counted), `snapshot`, `patch`, `agent`, `retry` and
   `compaction` carry no conversation: ignored. A part of any other type, or of a message of another
   role, is counted as skipped ("unknown-type", "unknown-role"), never dropped silently.
@@ -73,8 +74,9 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
             stats.skip("unknown-role")
             continue
         entry = _entry(index, obj, message, parse_time(part.created))
-        if entry is not None:
-            yield dataclasses.replace(entry, sidechain=sidechain) if sidechain else entry
+        if entry is not None:  # a subagent's prompt is its parent's model's: not the human's words
+            yield (dataclasses.replace(entry, sidechain=True, injected=entry.injected or entry.role == "user")
+                   if sidechain else entry)
         elif kind in KNOWN:  # no conversation in it (an ignored text, an assistant's attachment)
             if kind == "step-finish":
                 _count_tokens(obj, stats)

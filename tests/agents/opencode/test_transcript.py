@@ -68,9 +68,13 @@ def test_a_session_read_into_entries() -> None:
 
 
 def test_a_subagents_session_is_a_sidechain() -> None:
+    """Its prompt is the parent's model's, not the human's: injected, as a Claude Code subagent's."""
     found, _ = entries(FIXTURE, SUBAGENT)
     assert found and all(e.sidechain for e in found)
-    assert prompts(found) == [(1, "Which knowledge file explains the restore?")]
+    assert prompts(found) == []
+    users = [(e.index, e.text, e.injected) for e in found if e.role == "user"]
+    assert users == [(1, "Which knowledge file explains the restore?", True)]
+    assert [(e.index, e.injected) for e in found if e.role == "assistant"] == [(3, False)]  # its answer
 
 
 def test_appending_never_moves_an_entry(tmp_path: Path) -> None:
