@@ -2,7 +2,7 @@
 it, side by side in one run (the agent pinned in tests/e2e/package.json, against the e2e suite's
 scripted model server on 127.0.0.1).
 
-Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot,pi} [--runs 7]
+Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot,pi,opencode} [--runs 7]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
@@ -15,6 +15,7 @@ the median's ratio with/without.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -222,6 +223,37 @@ def pi() -> Setup:
     return Setup("pi", "pi", env_of, lambda binary, root, env, memcli: None, AnthropicServer, launch)
 
 
+def opencode() -> Setup:
+    """`opencode run`, its `openai` provider moved to the scripted server in the user's config (both
+    setups). OpenCode asks for no trust step; it waits for its MCP servers before the first request.
+
+    At start OpenCode installs `@opencode-ai/plugin` from npm into each config folder it loads (the
+    user's, and `.opencode/` where memcli's plugin is) until it is there, and waits for that first.
+    Both setups are measured as they are once it is (a user's second start on): the folders hold
+    what the install leaves; npm is out of reach here, and a failing install would be measured."""
+    from e2e.test_opencode import OpenCodeServer, opencode_env, user_config
+
+    def env_of(home: Path) -> dict[str, str]:  # OpenCode's folders follow HOME, its settings stay out
+        return {k: v for k, v in _env(home).items() if not k.startswith(("XDG_", "OPENCODE_"))}
+
+    def prepare(binary: Path, root: Path, env: dict[str, str], memcli: bool) -> None:
+        folders = [Path(env["HOME"]) / ".config" / "opencode", *([root / ".opencode"] if memcli else [])]
+        pinned = json.loads((BIN.parents[1] / "package.json").read_text(encoding="utf-8"))["devDependencies"]
+        dependency = {"@opencode-ai/plugin": pinned["opencode-ai"]}  # (OpenCode checks the name alone)
+        for folder in folders:  # what OpenCode looks at before it installs again
+            (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+            (folder / "package.json").write_text(json.dumps({"dependencies": dependency}), encoding="utf-8")
+            lock = {"packages": {"": {"dependencies": dependency}}}
+            (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+    def launch(binary: Path, root: Path, env: dict[str, str], server: ScriptedServer) -> None:
+        user_config(Path(env["HOME"]), server)  # the provider's URL is this server's
+        subprocess.run([str(binary), "run", "hi"], cwd=root, env=opencode_env(env, root, server),
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=True)
+
+    return Setup("opencode", "opencode", env_of, prepare, OpenCodeServer, launch)
+
+
 def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
     once("without"), once("with")  # warm the file cache; not counted
     times: dict[str, list[float]] = {"without": [], "with": []}
@@ -232,7 +264,7 @@ def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float
 
 
 AGENTS: dict[str, Callable[[], Setup]] = {"claude-code": claude_code, "codex": codex, "gemini": gemini,
-                                          "copilot": copilot, "pi": pi}
+                                          "copilot": copilot, "pi": pi, "opencode": opencode}
 
 
 def main() -> int:

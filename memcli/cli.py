@@ -364,7 +364,8 @@ hooks_app = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False
                         help="Wire memcli into coding agents: context at session start, the MCP "
                         "server, capture at session end.")
 app.add_typer(hooks_app)
-AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="|".join([*registry.options(), "all"]))]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", metavar="AGENT",
+                                        help=f"{', '.join(registry.options())} or all.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", help="project (this workspace's files) or user "
                                                        "(your home's, for every project)")]
 

@@ -143,6 +143,7 @@ class SessionsConfig:
     gemini_home: str | None = None
     copilot_home: str | None = None
     pi_home: str | None = None  # Pi's agent dir (~/.pi/agent)
+    opencode_home: str | None = None  # OpenCode's data folder (its database: opencode.db)
     paths: list[str] = field(default_factory=list)
 
 

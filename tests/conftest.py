@@ -30,6 +30,8 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENCODE_DB"):  # OpenCode's folders follow HOME
+        monkeypatch.delenv(key, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     os.environ.pop("GITHUB_ACTIONS", None)

@@ -69,6 +69,9 @@ class Discovery(NamedTuple):
     # (workspace root, [sessions] config, since) -> its session files for the workspace; None: it keeps
     # no sessions where memcli could look (they are given as paths)
     files: Callable[[Path, SessionsConfig, dt.datetime | None], Iterable[Path]] | None = None
+    # (session, workspace root) -> is it the workspace's? For a file holding the sessions of every
+    # folder (OpenCode's database): discovery keeps only the workspace's; None: all of a file's are
+    owns: Callable[[SessionInfo, Path], bool] | None = None
 
 
 def _nothing(scope: str, root: Path | None) -> list[str]:

@@ -15,12 +15,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents import aider, claude_code, codex, copilot_cli, documents, gemini_cli, memcli_jsonl, pi
+from memcli.agents import (
+    aider,
+    claude_code,
+    codex,
+    copilot_cli,
+    documents,
+    gemini_cli,
+    memcli_jsonl,
+    opencode,
+    pi,
+)
 
 if TYPE_CHECKING:
     from memcli.agents.base import Agent, Hooks
 
-AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, copilot_cli, pi, aider, memcli_jsonl)
+AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, copilot_cli, pi, opencode, aider, memcli_jsonl)
 DOCUMENTS: Agent = documents
 FALLBACK = "memcli-jsonl"  # reads a file no agent claims, counting the lines it cannot read as skipped
 SESSION_START_DEFAULT = "claude-code"  # `hooks session-start` without --agent (the first agent wired)

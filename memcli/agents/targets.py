@@ -6,6 +6,7 @@ Each agent's wiring says which files at which scope; memcli/hooks/edit.py adds a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,10 +77,15 @@ class Entry:
 class ConfigFile:
     agent: str  # the agent's `--agent` option: how install and status name it
     path: Path
-    fmt: str  # json | toml | file (the whole file is memcli's one entry, made by `generated`)
+    fmt: str  # json | toml | file (a whole file memcli writes: one `generated` entry)
     entries: tuple[Entry, ...]
     retired: tuple[Entry, ...] = ()  # written by an earlier memcli, no longer: install removes them
-    folders: int = 1  # folders above the file an install may have made: uninstall removes them when empty
+    # what the agent makes of the file on its own when it loads it (OpenCode adds `"$schema"`), so
+    # that uninstall still knows install's text in it and restores the backup; None: it leaves it be
+    loaded: Callable[[str], str] | None = None
+    # how many folders above the file an install may have made (uninstall removes them when empty);
+    # None: every empty one up to the workspace (user scope: the home folder)
+    folders: int | None = None
 
 
 def hook(event: str, command: str, marker: str, timeout: int, *, matcher: str | None = None,
@@ -112,6 +118,7 @@ def allow(rule: str, tool: str) -> Entry:
 
 
 def generated(label: str, text: str, marker: str, older: tuple[str, ...] = ()) -> Entry:
-    """A file memcli writes whole (in a ConfigFile of fmt `file`): `text` is all of it, `marker` a
-    line only memcli's carries, `older` the texts earlier memcli versions wrote."""
+    """A whole file memcli writes and owns (an agent's plugin module, where the agent takes its hooks
+    as code): `text` is its content, `marker` a line only memcli's version of it carries, `older`
+    what earlier memcli versions wrote. Its ConfigFile's fmt is `file`."""
     return Entry(label, (), None, text, marker, older)

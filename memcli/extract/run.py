@@ -53,9 +53,10 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False, ended: bool = False) -> int:
+        redo: bool = False, ended: bool = False, session: str | None = None) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
-    that keeps a running session from being extracted half-way does not apply."""
+    that keeps a running session from being extracted half-way does not apply. `session`: that
+    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database)."""
 
     if not dry_run and (redo or not stale):  # the model library loads while sessions are read
         note("extract: reading sessions…")
@@ -74,7 +75,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
             ledger.forget(span)
     elif redo:
         raise UsageError("--redo goes with --stale")
-    infos = discover(workspace, since=since, paths=paths)
+    infos = [i for i in discover(workspace, since=since, paths=paths) if session in (None, i.session_id)]
     cfg = workspace.config.extract
     cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens),
                               **({"idle_minutes": 0} if ended else {}))

@@ -167,7 +167,8 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
         from memcli.extract.run import run as extract_run
 
         try:
-            return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended)
+            return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended,
+                               session=info.session_id)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
             from memcli.extract.ready import waiting_for_model  # here: with extract.run, as above
 

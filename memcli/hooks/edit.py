@@ -1,6 +1,6 @@
-"""Add, find and remove memcli's entries in one config file's text (JSON with comments, TOML
-through tomlkit, which keeps comments and layout, or a file memcli writes whole). Pure functions:
-text in, text out."""
+"""Add, find and remove memcli's entries in one config file's text (JSON with comments, or TOML
+through tomlkit, which keeps comments and layout), or write and remove a whole file memcli owns (an
+agent's plugin module). Pure functions: text in, text out."""
 
 from __future__ import annotations
 
@@ -175,6 +175,8 @@ def _top_level_value(entry: Entry) -> bool:
     """A plain setting at the top of the file (Codex's `mcp_optional_startup_grace_ms`)."""
     return not entry.path and entry.key is not None and not isinstance(entry.value, dict)
 
+
+# ---- whole files --------------------------------------------------------------------------------
 
 # ---- TOML ---------------------------------------------------------------------------------------
 

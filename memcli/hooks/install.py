@@ -9,7 +9,6 @@ the file is still exactly what install made of a backup, that backup is restored
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import difflib
 import hashlib
@@ -88,8 +87,9 @@ def _backup(path: Path, old: str | None, action: str) -> Path:
 
 
 def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
-    """The text the file had before the install that produced `current` exactly (None: it did
-    not exist), or False when no backup explains it (it was edited since)."""
+    """The text the file had before the install that produced `current` exactly, or produced what
+    the agent made of it when it loaded it (None: it did not exist), or False when no backup
+    explains it (it was edited since)."""
     try:
         found = sorted(backup_dir().glob(f"{_key(cf.path)}-*-install-*"))
     except OSError:
@@ -97,10 +97,11 @@ def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
     for path in reversed(found):
         old = None if path.name.endswith(ABSENT) else path.read_bytes().decode("utf-8")
         try:
-            if edit.install(cf, old or "") == current:
-                return old
+            made = edit.install(cf, old or "")
         except edit.UnreadableConfig:
             continue
+        if current in (made, cf.loaded(made) if cf.loaded is not None else made):
+            return old
     return False
 
 
@@ -143,9 +144,8 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         saved = _backup(change.cf.path, change.old, action)
         if change.new is None:
             atomic_delete(change.cf.path)
-            with contextlib.suppress(OSError):
-                for folder in change.cf.path.parents[:change.cf.folders]:
-                    folder.rmdir()  # `.codex/` and the like, when install made them (and they are empty)
+            _remove_empty(change.cf.path.parent, root if scope == "project" and root else Path.home(),
+                          change.cf.folders)
         else:
             atomic_write_text(change.cf.path, change.new)
         verb = "created" if change.old is None else "removed" if change.new is None else "updated"
@@ -165,6 +165,21 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         if waiting:
             print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
     return EXIT_OK
+
+
+def _remove_empty(folder: Path, stop: Path, most: int | None) -> None:
+    """`.codex/` and the like, when install made them: the file's folder if empty, then the empty
+    ones above it inside `stop` (the workspace; user scope: the home folder): `.opencode/plugins/`;
+    at most `most` of them (None: no limit)."""
+    while most is None or most > 0:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+        most = None if most is None else most - 1
+        if folder == stop or stop not in folder.parents:
+            return
 
 
 def _project_root() -> Path | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from memcli.metrics.detect import entry_invokes
 from memcli.metrics.state import SessionState, State, load_state, save_state
 from memcli.sessions import read_entries
-from memcli.transcript.base import SessionReadError
+from memcli.transcript.base import SessionReadError, wal_stat
 from memcli.transcript.model import Entry, SessionInfo
 from memcli.transcript.resume import Position
 
@@ -137,8 +137,10 @@ def update_state(state: State, infos: Iterable[SessionInfo], read_entries, *,
             stat = path.stat()
         except OSError:
             continue  # vanished between discovery and now: the next run sees it (or not)
+        wal = wal_stat(path)  # an SQLite database's (OpenCode's) changes sit there until a checkpoint
+        mtime_ns = max(stat.st_mtime_ns, wal.st_mtime_ns if wal else 0)
         old = state.sessions.get(key)
-        if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
+        if old is not None and old.size == stat.st_size and old.mtime_ns == mtime_ns:
             continue
         head_len = min(stat.st_size, _HEAD_BYTES)
         fallback = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
@@ -158,7 +160,7 @@ def update_state(state: State, infos: Iterable[SessionInfo], read_entries, *,
             added, found = count_entries(current, stream, fallback)
         except (OSError, SessionReadError):
             continue  # vanished or became unreadable mid-run: the next run retries
-        current.size, current.mtime_ns = stat.st_size, stat.st_mtime_ns
+        current.size, current.mtime_ns = stat.st_size, mtime_ns
         current.head, current.head_len = head, head_len
         saved = getattr(stream, "position", None)
         current.resume = saved.to_json() if saved is not None else None

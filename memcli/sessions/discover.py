@@ -2,15 +2,18 @@
 
 Each agent says where it keeps its sessions (its `discovery.py` under memcli/agents/, listed in
 memcli/agents/registry.py): agents keep transcripts in their own home folders, keyed by the working
-directory, which `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`, `pi_home`) or the
-agent's own environment variable moves. `[sessions] paths` adds files or folders; explicit `paths` replace it
-all. In a folder given explicitly, a file is read when an agent says it looks like its transcript.
+directory, which `[sessions]` config (`claude_home`, `codex_home`, `gemini_home`, `copilot_home`,
+`pi_home`, `opencode_home`) or the agent's own environment variable moves; an agent that keeps every
+folder's sessions in one file (OpenCode's database) says which of them are the workspace's (its
+discovery's `owns`). `[sessions] paths` adds files or folders; explicit `paths` replace it all, and a
+file given explicitly is read whole. In a folder given explicitly, a file is read when an agent says
+it looks like its transcript.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memcli.agents import documents, registry
@@ -18,7 +21,7 @@ from memcli.config import SessionsConfig
 from memcli.errors import MemcliError, UsageError
 from memcli.sessions.reader import scan as scan_info
 from memcli.sessions.reader import sessions_in
-from memcli.transcript.base import SessionReadError
+from memcli.transcript.base import SessionReadError, wal_stat
 from memcli.transcript.cache import ScanCache
 from memcli.transcript.model import SessionInfo
 from memcli.workspace import Workspace
@@ -38,7 +41,10 @@ def _walk(path: Path) -> Iterable[Path]:
 
 
 def _mtime(path: Path) -> dt.datetime:
-    return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
+    """When the file last changed: an SQLite database's changes sit in its write-ahead log
+    (`<file>-wal`) until a checkpoint copies them in."""
+    wal = wal_stat(path)
+    return dt.datetime.fromtimestamp(max(path.stat().st_mtime, wal.st_mtime if wal else 0), dt.UTC)
 
 
 def candidate_files(root: Path, config: SessionsConfig, since: dt.datetime | None = None) -> list[Path]:
@@ -75,7 +81,10 @@ def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | No
             if explicit:
                 raise
             continue  # a file vanishing or unreadable under an agent's home is not our error
+        owns = None if explicit else _owner(infos)
         for info in infos:
+            if owns is not None and not owns(info, root):
+                continue  # another folder's session, in a file that holds every folder's
             key = (path.resolve(), info.session_id)
             if key in seen:
                 continue
@@ -117,6 +126,12 @@ def find_session(workspace, session_id: str, paths: list[Path] | None = None,
         ids = ", ".join(i.session_id for i in matches[:5])
         raise UsageError(f"session {session_id!r} is ambiguous: {ids}; give more of the id")
     return scan_info(matches[0]) if scan else matches[0]
+
+
+def _owner(infos: list[SessionInfo]) -> Callable[[SessionInfo, Path], bool] | None:
+    """The check of which sessions of a discovered file are the workspace's, if its agent has one."""
+    agent = registry.get(infos[0].agent) if infos else None
+    return agent.load().discovery.owns if agent is not None else None
 
 
 class UnknownSession(MemcliError):

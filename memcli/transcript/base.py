@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,17 @@ def json_objects(path: Path, stats: ReadStats,
             stats.skip("not-an-object")
             continue
         yield index, obj
+
+
+def wal_stat(path: Path) -> os.stat_result | None:
+    """The write-ahead log beside an SQLite database (OpenCode's), where its changes sit until a
+    checkpoint copies them into the file; None when there is none, or an empty one (a read-only
+    open leaves that behind, and it holds no change)."""
+    try:
+        wal = path.with_name(path.name + "-wal").stat()
+    except OSError:
+        return None
+    return wal if wal.st_size else None
 
 
 def open_binary(path: Path):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memcli.atomicio import atomic_write_text
+from memcli.transcript.base import wal_stat
 from memcli.transcript.model import SessionInfo
 
 VERSION = 2  # bump whenever an agent's reader reads a format differently: cached counts would be stale
@@ -23,11 +24,14 @@ FILE_NAME = "sessions-scan.json"
 
 
 def _stamp(path: Path) -> list[int] | None:
+    """Size and mtime; an SQLite database's (OpenCode's) with its write-ahead log's, where its
+    changes sit until a checkpoint copies them into the file."""
     try:
         stat = path.stat()
     except OSError:
         return None
-    return [stat.st_size, stat.st_mtime_ns]
+    wal = wal_stat(path)
+    return [stat.st_size, stat.st_mtime_ns, *((wal.st_size, wal.st_mtime_ns) if wal else ())]
 
 
 def _dump(info: SessionInfo) -> dict[str, Any]:

@@ -261,6 +261,8 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert _load(home / ".gemini" / "settings.json")["mcpServers"]["memcli"]
     assert _load(tmp_path / "codex-home" / "config.toml")["mcp_servers"]["memcli"]
     assert (home / ".pi" / "agent" / "extensions" / "memcli.ts").is_file()
+    assert _load(home / ".config" / "opencode" / "opencode.json")["mcp"]["memcli"]["type"] == "local"
+    assert (home / ".config" / "opencode" / "plugins" / "memcli.js").is_file()
     assert not (ws / ".claude").exists()
     capsys.readouterr()
     assert exit_code("hooks", "status", "--json", "-w", str(ws)) == 0
@@ -273,6 +275,7 @@ def test_user_scope_uses_the_agents_homes(ws: Path, tmp_path: Path, monkeypatch:
     assert claude_json.read_text(encoding="utf-8") == '{"numStartups": 3, "projects": {}}\n'
     assert not (home / ".claude" / "settings.json").exists()
     assert not (home / ".pi" / "agent" / "extensions").exists()
+    assert not (home / ".config").exists()  # the folders install made for OpenCode's files go too
 
 
 def test_status_reports_a_hook_the_user_edited(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
