@@ -71,7 +71,7 @@ class Meaning:
     def _load(self, keys: list[str]) -> None:
         if self._db is None or not keys:
             return
-        import numpy as np
+        import numpy as np  # here: numpy only with an embedding model; `memcli eval` runs without one
 
         for start in range(0, len(keys), 500):
             part = keys[start : start + 500]

@@ -10,11 +10,14 @@ here the very material.
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract.prompt import answer_tokens
 from memcli.prompts import read as read_prompt
+from memcli.staging import ExtractedItems
+from memcli.tokens import EstimateCounter
 
 if TYPE_CHECKING:
     from memcli.imports.plan import Work
@@ -37,11 +40,6 @@ def version() -> str:
 def chunk_budget(context: int, configured: int) -> int:
     """extract.chunk_tokens fitted to a model's window with this prompt (as extract does for its
     own: memcli.extract.prompt.chunk_budget says why the division)."""
-    import json
-
-    from memcli.staging import ExtractedItems
-    from memcli.tokens import EstimateCounter
-
     count = EstimateCounter().count
     fixed = count(load("system")) + count(load("user")) + count(json.dumps(
         ExtractedItems.model_json_schema(), ensure_ascii=False)) + 96  # framing, path, scope, tag

@@ -18,12 +18,23 @@ from typing import TYPE_CHECKING
 from memcli.agents.documents.discovery import Found, discover, kind_of, name
 from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.reader import read_text
-from memcli.errors import EXIT_INTERRUPTED, UsageError
+from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool
+from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
 from memcli.imports.ledger import Ledger
 from memcli.imports.plan import Plan, Work, plan
 from memcli.imports.report import Tally, print_dry_run, print_summary
+from memcli.llm import (
+    DEFAULT_CONTEXT,
+    Gateway,
+    InvalidOutput,
+    LLMError,
+    MissingExtra,
+    RequestRefused,
+    context_tokens,
+    resolve_model,
+)
 from memcli.provenance import role_spans
 from memcli.records.models import Source
 from memcli.staging import (
@@ -38,7 +49,7 @@ from memcli.staging import (
 from memcli.transcript.base import SessionReadError
 
 if TYPE_CHECKING:
-    from memcli.llm import CallUsage, Gateway
+    from memcli.llm import CallUsage
     from memcli.workspace import Workspace
 
 _SUFFIXES = (".md", ".mdc")
@@ -66,8 +77,6 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
         return 0
     tally = Tally(todo, recovered)
     if todo.work:
-        from memcli.llm import Gateway
-
         gateway = Gateway.from_config(workspace, "extract", model)
         with pool.one_interrupt():
             _import_all(todo, tally, gateway, ledger, workspace.staging_dir,
@@ -128,9 +137,6 @@ def recover(ledger: Ledger, staging_dir: Path) -> int:
 def _budget(workspace: Workspace, model: str | None) -> int:
     """extract.chunk_tokens fitted to the model's window (no model configured: the configured or
     default window, as extract does)."""
-    from memcli.errors import ConfigError
-    from memcli.llm import DEFAULT_CONTEXT, MissingExtra, context_tokens, resolve_model
-
     configured = workspace.config.extract.chunk_tokens
     try:
         context = context_tokens(workspace, resolve_model(workspace, "extract", model))
@@ -152,9 +158,6 @@ def _import_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, stag
 
 
 def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: pool.Gate) -> Result:
-    from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
-    from memcli.llm import InvalidOutput, LLMError, RequestRefused
-
     if gate.abort.is_set():
         return Result(w, "skipped")
     messages = prompt.messages(w)

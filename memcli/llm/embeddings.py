@@ -12,7 +12,7 @@ def embed(endpoint: Endpoint, texts: list[str], *, input_type: str | None = None
     sent only when given (providers that do not know it may refuse it). Errors are raised as
     LLMError with a one-line reason; the caller decides whether to go on without vectors."""
     library = litellm()
-    import openai  # litellm's own dependency, loaded with it
+    import openai  # here: litellm's own dependency, loaded with it (never at memcli's start)
 
     try:
         extra = {"input_type": input_type} if input_type else {}

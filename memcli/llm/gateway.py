@@ -156,7 +156,7 @@ class Gateway:
 
     def _call(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> tuple[Any, CallUsage]:
         library = litellm()
-        import openai  # litellm's own dependency, loaded with it; the base class of its errors
+        import openai  # here: litellm's own dependency, loaded with it; the base class of its errors
         retryable = (library.RateLimitError, library.Timeout, library.APIConnectionError,
                      library.InternalServerError, library.ServiceUnavailableError, library.BadGatewayError)
         if takes_num_ctx(self.model):

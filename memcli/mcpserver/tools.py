@@ -123,7 +123,7 @@ def _notes(ws: Workspace, rel: str, text: str, why: bool) -> ReadResult:
     stale = [issue.message for issue in stale_anchors(ws.root, [rel]).get(rel, [])]
     data: ReadResult = {"path": rel, "text": text, "stale_anchors": stale}
     if why:
-        from memcli.why import story
+        from memcli.why import story  # here: as above; only a read that asks for the story loads it
 
         data["why"] = story(ws, rel).to_json()
     return data

@@ -102,7 +102,9 @@ def problems(text: str, path: str, sides: tuple[str, ...] = ()) -> list[str]:
     out = _field_problems(kind, side.values) if kind else []
     limits = _limits(root) if kind else {}
     if kind == "summary":
-        from memcli.tokens import EstimateCounter  # the Linter's own estimate (too-large)
+        # here: git runs the merge driver at every merge of a record; only a summary needs the
+        # Linter's own estimate (too-large)
+        from memcli.tokens import EstimateCounter
 
         tokens = EstimateCounter().count(text)
         if tokens > limits["summary_max_tokens"]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from memcli.agents.documents import is_document_id
 from memcli.metrics.api import Metrics, load_metrics
 from memcli.metrics.figures import RecordInfo, workspace_records
 from memcli.workspace import Kind, Workspace
@@ -220,8 +221,6 @@ def invoked(metrics: Metrics | None, records: dict[str, RecordInfo]) -> list[Can
 
 
 def imported(items: list[TopicItem]) -> list[Candidate]:
-    from memcli.agents.documents import is_document_id
-
     files: dict[str, list[TopicItem]] = {}
     for item in items:
         if item.origin.startswith("staging:") and all(is_document_id(s) for s, _, _ in item.sources):

@@ -91,7 +91,7 @@ def render_lines(hits: list[SearchHit], out: TextIO, *, broken: int = 0) -> None
             lines.append("\t".join(plain_cell(c) for c in cells))
         out.write("\n".join(lines) + "\n")
     if broken:  # a sentence rich wraps at its width: rich prints it
-        from rich.console import Console
+        from rich.console import Console  # here: the plain path (an agent's shell) imports no rich
 
         _broken(Console(file=out, highlight=False) if out is not sys.stdout else Console(), broken)
 

@@ -196,7 +196,7 @@ def ranking(conn: sqlite3.Connection, space: str, qvec: bytes, where: str, args:
 
 def _matrix(conn: sqlite3.Connection, space: str, width: int,
             cache: VectorCache | None) -> tuple[Any, Any, Any]:
-    import numpy as np
+    import numpy as np  # here: numpy only when an embedding model is configured; lexical search never
 
     key = (*_state(conn, space), width)
     if cache is not None and cache.key == key:

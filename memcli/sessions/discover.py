@@ -139,6 +139,7 @@ class UnknownSession(MemcliError):
 
 
 def _document(workspace, source_id: str) -> SessionInfo:
+    # here: the capture hook's worker discovers sessions; every agent's discovery comes with this one
     from memcli.agents.documents.discovery import session
 
     root, config, _state = _root_and_config(workspace)

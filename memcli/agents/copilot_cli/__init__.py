@@ -28,7 +28,7 @@ HOOKS = Hooks("copilot", ADDITIONAL_CONTEXT, end_events=frozenset({"SessionEnd"}
 TOOL_NAMES = ("{server}-{tool}",)
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.copilot_cli import discovery, transcript, wiring
     from memcli.agents.parts import Parts
 

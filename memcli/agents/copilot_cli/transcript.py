@@ -68,7 +68,7 @@ def _title(path: Path) -> str | None:
     """The session's name in `workspace.yaml` beside events.jsonl (the first prompt, or --name)."""
     if path.name != EVENTS:
         return None
-    import yaml
+    import yaml  # here: `memcli sessions` lists many files; only Copilot's title needs the YAML parser
 
     try:
         meta = yaml.safe_load((path.parent / "workspace.yaml").read_text(encoding="utf-8"))

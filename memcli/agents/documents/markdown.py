@@ -44,7 +44,7 @@ class Parsed:
 
 @cache
 def _parser() -> Any:
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # here: a hook's start-up loads the documents' declaration, not this
 
     return MarkdownIt("commonmark").enable("table")
 
@@ -60,7 +60,7 @@ def _frontmatter(lines: list[str]) -> int:
 
 
 def _meta(lines: list[str], size: int) -> tuple[dict[str, Any], str | None]:
-    import yaml
+    import yaml  # here: as above; only a document with frontmatter needs it
 
     inner = lines[1 : size - 1]
     try:

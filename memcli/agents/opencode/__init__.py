@@ -28,7 +28,7 @@ HOOKS = Hooks("opencode", TEXT, end_events=frozenset({"dispose"}))
 TOOL_NAMES = ("{server}_{tool}",)  # an MCP server's tool, in its sessions and in `permission`
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.opencode import discovery, transcript, wiring
     from memcli.agents.parts import Parts
 

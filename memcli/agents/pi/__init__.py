@@ -28,7 +28,7 @@ HOOKS = Hooks("pi", TEXT, end_events=frozenset({"SessionEnd"}))  # the events me
 TOOL_NAMES = ("{tool}",)  # the extension registers memcli's tools under their own names
 
 
-def load() -> Parts:  # on use: the hooks' start-up paths read the facts above alone (base.py)
+def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)
     from memcli.agents.parts import Parts
     from memcli.agents.pi import discovery, transcript, wiring
 
