@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memcli.agents import aider, claude_code, codex, gemini_cli, memcli_jsonl
 
 if TYPE_CHECKING:
-    from memcli.agents.base import Agent, Hooks
+    from memcli.agents.base import Agent, Hooks, Skills
 
 AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, aider, memcli_jsonl)
 FALLBACK = "memcli-jsonl"  # reads a file no agent claims, counting the lines it cannot read as skipped
@@ -44,3 +44,18 @@ def by_option(option: str) -> tuple[Agent, Hooks] | None:
 def end_events() -> frozenset[str]:
     """The hook events that end a session, in any agent (the payload does not say which agent sent it)."""
     return frozenset().union(*(h.end_events for _a, h in hooked()))
+
+
+def skills_of(agent: Agent) -> Skills | None:
+    """Where an agent loads Agent Skills from; None for one that declares no SKILLS (optional)."""
+    return getattr(agent, "SKILLS", None)
+
+
+def skilled() -> list[tuple[Agent, Skills]]:
+    """The agents that load Agent Skills, with their folders, in order."""
+    return [(a, s) for a in AGENTS if (s := skills_of(a)) is not None]
+
+
+def skill_option(agent: Agent) -> str:
+    """How `memcli skills --agent` names an agent: as `memcli hooks` does, else by its NAME."""
+    return agent.HOOKS.option if agent.HOOKS is not None else agent.NAME

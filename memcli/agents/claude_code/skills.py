@@ -1,0 +1,62 @@
+"""Claude Code's Agent Skills dialect, checked against 2.1.332 (its bundle, and runs against a
+scripted model: tests/e2e/test_skills.py).
+
+It reads `.claude/skills/<name>/SKILL.md` in the project and `~/.claude/skills/` (a personal skill
+of the same name wins). `disable-model-invocation: true` keeps a skill out of the model's listing
+(only the user's `/name` runs it); `user-invocable: false` keeps it out of the `/` menu.
+
+Its listing (a system reminder in the first request) names every skill; descriptions are kept
+while the whole listing fits its budget, 1% of the model's context window at about 3-4 characters
+per token (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it); past it, the skills it ranks lowest are
+listed by name only. Its own skills take part of that budget and are always shown whole. With
+2.1.332's default model the budget was 30 000 characters, about 9 500 of them its own: memcli's
+estimate below. A description longer than 1 536 characters is cut in the listing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memcli.agents.parts import Listed, Listing, SkillDialect
+
+BUDGET_CHARS = 30_000  # 2.1.332, its default model (measured; 1% of its window)
+OWN_CHARS = 9_500  # of which its own skills' entries (measured on 2.1.332)
+MAX_DESCRIPTION = 1_536  # `skillListingMaxDescChars`
+
+
+def fields(model: bool, user: bool) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if not model:
+        out["disable-model-invocation"] = True
+    if not user:
+        out["user-invocable"] = False
+    return out
+
+
+def _budget() -> int:
+    value = os.environ.get("SLASH_COMMAND_TOOL_CHAR_BUDGET", "")
+    return int(value) if value.isdigit() and int(value) > 0 else BUDGET_CHARS
+
+
+def listing(skills: list[Listed], root: Path) -> Listing:
+    """Its priority mode, as if every skill ranked the same (its ranks come from the user's own
+    use of them): all named, descriptions kept in name order while they fit."""
+    budget = _budget()
+    rule = f"descriptions within 1% of the model's context window (memcli assumes {budget:,} characters)"
+    ordered = sorted(skills, key=lambda s: s.name)
+    full = [len(f"- {s.name}: {s.description[:MAX_DESCRIPTION]}") for s in ordered]
+    bare = [len(f"- {s.name}") for s in ordered]
+    if OWN_CHARS + sum(full) + len(full) <= budget:
+        return Listing(rule=rule)
+    room = budget - OWN_CHARS - sum(bare) - len(bare)
+    named = []
+    for skill, whole, short in zip(ordered, full, bare, strict=True):
+        if whole - short <= room:
+            room -= whole - short
+        else:
+            named.append(skill.name)
+    return Listing(bare=tuple(named), rule=rule)
+
+
+DIALECT = SkillDialect(fields, listing=listing)

@@ -1,0 +1,103 @@
+"""Codex CLI's Agent Skills dialect, checked against 0.171.0 (codex-rs core-skills: loader.rs,
+render.rs; and runs against a scripted model: tests/e2e/test_skills.py).
+
+It reads `.agents/skills/<name>/SKILL.md` in every folder from the project root down to the working
+folder, and `.codex/skills/` (the project's config folder); at home `~/.agents/skills/` and
+`$CODEX_HOME/skills/` (its own system skills in `.system/`). A skill's `agents/openai.yaml` with
+`policy: allow_implicit_invocation: false` keeps it out of the model's listing: only `$name` runs
+it. It has no way to hide a skill from the user.
+
+Its listing (a developer message, `<skills_instructions>`) is capped at 2% of the model's context
+window in tokens (about 4 bytes each; 8 000 characters when the window is unknown): system skills
+first, then the project's, then the user's, by name. Over the cap every description is shortened
+alike; when even the names and paths do not fit, descriptions are dropped and the skills past the
+cap are left out. The window is the config's `model_context_window`, else the model's own: memcli
+reads the former and otherwise assumes 272 000 tokens, what 0.171 uses for a model it has no
+metadata for.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from memcli.agents.codex.discovery import home
+from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills
+
+DEFAULT_WINDOW = 272_000
+PERCENT = 2
+POLICY = "agents/openai.yaml"
+EXPLICIT_ONLY = "policy:\n  allow_implicit_invocation: false\n"
+
+
+def fields(model: bool, user: bool) -> dict[str, object]:
+    return {}
+
+
+def files(model: bool, user: bool) -> dict[str, str]:
+    return {} if model else {POLICY: EXPLICIT_ONLY}
+
+
+def window(root: Path) -> int:
+    """`model_context_window` from the project's `.codex/config.toml`, else `$CODEX_HOME`'s."""
+    for path in (root / ".codex" / "config.toml", home() / "config.toml"):
+        try:
+            value = tomllib.loads(path.read_text(encoding="utf-8")).get("model_context_window")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(value, int) and value > 0:
+            return value
+    return DEFAULT_WINDOW
+
+
+def _tokens(text: str) -> int:
+    return (len(text.encode("utf-8")) + 3) // 4  # its approx_token_count
+
+
+def _line(name: str, description: str) -> str:
+    path = f"r0/{name}/SKILL.md"  # the short form it picks when the cap bites (root aliases)
+    return f"- {name}: {description} (file: {path})" if description else f"- {name}: (file: {path})"
+
+
+def listing(skills: list[Listed], root: Path) -> Listing:
+    budget = window(root) * PERCENT // 100
+    rule = f"{PERCENT}% of the model's context window: {budget:,} tokens"
+    ours = {s.path for s in skills}
+    system = folder_skills(home() / "skills" / ".system")
+    project = [*skills, *folder_skills(root / ".agents" / "skills", ours),
+               *folder_skills(root / ".codex" / "skills", ours)]
+    user = folder_skills(Path.home() / ".agents" / "skills") + folder_skills(home() / "skills")
+    ordered = [*sorted(system), *sorted(project), *sorted(user)]
+    names = {s.name for s in skills}
+    full = [_tokens(_line(s.name, s.description) + "\n") for s in ordered]
+    if sum(full) <= budget:
+        return Listing(rule=rule)
+    least = [_tokens(_line(s.name, "") + "\n") for s in ordered]
+    if sum(least) <= budget:
+        cut = _cut(ordered, least, budget - sum(least))
+        cut_short = tuple(s.name for s in ordered if s.name in names and len(s.description) > cut)
+        return Listing(shortened=cut_short, rule=rule)
+    used, bare, omitted = 0, [], []
+    for skill, cost in zip(ordered, least, strict=True):
+        fits = used + cost <= budget
+        used += cost if fits else 0
+        if skill.name in names:
+            (bare if fits else omitted).append(skill.name)
+    return Listing(bare=tuple(bare), omitted=tuple(omitted), rule=rule)
+
+
+def _cut(ordered: list[Listed], least: list[int], room: int) -> int:
+    """The description length it shortens every description to (it hands out one character at a
+    time to each in turn while the tokens last): the largest that fits `room`."""
+    def extra(length: int) -> int:
+        return sum(_tokens(_line(s.name, s.description[:length]) + "\n") - low
+                   for s, low in zip(ordered, least, strict=True))
+
+    low, high = 0, max((len(s.description) for s in ordered), default=0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if extra(mid) <= room else (low, mid - 1)
+    return low
+
+
+DIALECT = SkillDialect(fields, files, listing)
