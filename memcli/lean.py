@@ -16,7 +16,8 @@ from pathlib import Path
 
 # option → (its name for the command, takes a value)
 CONTEXT = {"--budget": ("budget", True), "--format": ("fmt", True), "-f": ("fmt", True),
-           "--json": ("as_json", False), "--workspace": ("workspace", True), "-w": ("workspace", True)}
+           "--json": ("as_json", False), "--workspace": ("workspace", True), "-w": ("workspace", True),
+           "--agent": ("agent", True), "-a": ("agent", True)}
 SEARCH = {"--type": ("types", True), "-t": ("types", True), "--kind": ("kind", True),
           "--status": ("status", True), "--include-replaced": ("include_replaced", False),
           "--limit": ("limit", True), "-n": ("limit", True), "--lexical": ("lexical", False),
@@ -99,11 +100,11 @@ def _open(workspace: object):  # -> Workspace
 
 
 def _context(budget: int | None = None, fmt: str = "markdown", as_json: bool = False,
-             workspace: object = None) -> int:
+             workspace: object = None, agent: str | None = None) -> int:
     from memcli.context import run
 
     fmt = json_format(fmt, as_json, "markdown")
-    return run(_open(workspace), budget=budget, fmt=fmt)
+    return run(_open(workspace), budget=budget, fmt=fmt, agent=agent)
 
 
 def _search(query: str, types: list[str] | None = None, kind: str | None = None, status: str | None = None,

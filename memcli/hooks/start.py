@@ -47,7 +47,8 @@ def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path |
             return EXIT_OK
         from memcli.context import build_context
 
-        result = build_context(ws)
+        # without the knowledge this agent already lists as skills (memcli skills sync)
+        result = build_context(ws, agent=agent or registry.SESSION_START_DEFAULT)
         if result.summary_path is None and not result.shown and not result.cut:
             return EXIT_OK  # an empty memory: nothing worth a place in the context
         text = result.text
