@@ -161,7 +161,19 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         waiting = _capture_waiting(project)
         if waiting:
             print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
+    _skills(action, agent, root if root is not None else _project_root())
     return EXIT_OK
+
+
+def _skills(action: str, agent: str, project: Path | None) -> None:
+    """Knowledge as the wired agents' skills (`[skills] auto`): written at install, removed with the
+    last agent reading them at uninstall (memcli.skills.after)."""
+    from memcli.skills import after
+
+    if action == "install":
+        after.after_install(project)
+    else:
+        after.after_uninstall(project, list(_agents(agent)))
 
 
 def _project_root() -> Path | None:
