@@ -9,7 +9,7 @@ Its listing (a system reminder in the first request) names every skill; descript
 while the whole listing fits its budget, 1% of the model's context window at about 3-4 characters
 per token (`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides it); past it, the skills it ranks lowest are
 listed by name only. Its own skills take part of that budget and are always shown whole. With
-2.1.332's default model the budget was 30 000 characters, about 9 500 of them its own: memcli's
+2.1.332's default model the budget was 30 000 characters, about 5 850 of them its own: memcli's
 estimate below. A description longer than 1 536 characters is cut in the listing.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from memcli.agents.parts import Listed, Listing, SkillDialect
 
 BUDGET_CHARS = 30_000  # 2.1.332, its default model (measured; 1% of its window)
-OWN_CHARS = 9_500  # of which its own skills' entries (measured on 2.1.332)
+OWN_CHARS = 5_850  # of which its own skills' entries (measured on 2.1.332: 14 of them)
 MAX_DESCRIPTION = 1_536  # `skillListingMaxDescChars`
 
 

@@ -59,15 +59,25 @@ def _line(name: str, description: str) -> str:
     return f"- {name}: {description} (file: {path})" if description else f"- {name}: (file: {path})"
 
 
+def _listed(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]:  # type: ignore[assignment]
+    """The skills of a folder it shows the model: not those kept to explicit use."""
+    return [s for s in folder_skills(folder, skip)
+            if not (s.path.parent / POLICY).is_file()
+            or "allow_implicit_invocation: false" not in (s.path.parent / POLICY).read_text(errors="replace")]
+
+
 def listing(skills: list[Listed], root: Path) -> Listing:
     budget = window(root) * PERCENT // 100
     rule = f"{PERCENT}% of the model's context window: {budget:,} tokens"
     ours = {s.path for s in skills}
-    system = folder_skills(home() / "skills" / ".system")
-    project = [*skills, *folder_skills(root / ".agents" / "skills", ours),
-               *folder_skills(root / ".codex" / "skills", ours)]
-    user = folder_skills(Path.home() / ".agents" / "skills") + folder_skills(home() / "skills")
+    system = _listed(home() / "skills" / ".system")
+    project = [*skills, *_listed(root / ".agents" / "skills", ours),
+               *_listed(root / ".codex" / "skills", ours)]
+    user = _listed(Path.home() / ".agents" / "skills") + _listed(home() / "skills")
     ordered = [*sorted(system), *sorted(project), *sorted(user)]
+    roots = {s.path.parent.parent for s in ordered}  # each named once, in its table of root aliases
+    budget -= _tokens("### Skill roots\n") + sum(_tokens(f"- `r{i}` = `{r}`\n")
+                                                  for i, r in enumerate(sorted(roots)))
     names = {s.name for s in skills}
     full = [_tokens(_line(s.name, s.description) + "\n") for s in ordered]
     if sum(full) <= budget:
