@@ -5,11 +5,12 @@ git runs `memcli merge-driver` once per file both branches changed, so its start
 file: it skips importing Typer and building the command tree (about a third of its time). The
 pre-commit hook runs `memcli lint --paths-only …` on every commit: the same reasoning
 (memcli/lint_hook.py), as for `memcli context` and `memcli search`, which agents run at every
-session start and tool call (memcli/lean.py). An agent waits for `memcli extract --hook` at every
-session end: it only reads stdin and starts a detached worker (memcli/hooks/payload.py). An agent
-gives `memcli mcp` about a second to answer its handshake, most of it spent importing the MCP SDK:
-Typer would add a tenth of a second more (memcli/mcpserver/server.py). Every session start runs
-`memcli hooks session-start`, and the agent waits for its context.
+session start and tool call, and `memcli skills sync`, run after every consolidation
+(memcli/lean.py). An agent waits for `memcli extract --hook` at every session end: it only reads
+stdin and starts a detached worker (memcli/hooks/payload.py). An agent gives `memcli mcp` about a
+second to answer its handshake, most of it spent importing the MCP SDK: Typer would add a tenth of
+a second more (memcli/mcpserver/server.py). Every session start runs `memcli hooks session-start`,
+and the agent waits for its context.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
         workspace = opts.get("workspace")
         sys.exit(session_start(opts.get("agent"), getattr(sys.stdin, "buffer", None),
                                Path(workspace) if workspace is not None else None))
-    if args[:1] in (["context"], ["search"]):
+    if args[:1] in (["context"], ["search"]) or args[:2] == ["skills", "sync"]:
         from memcli import lean
 
         command = lean.parse(args)

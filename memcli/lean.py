@@ -1,12 +1,12 @@
-"""`memcli context` and `memcli search` without the CLI layer.
+"""`memcli context`, `memcli search` and `memcli skills sync` without the CLI layer.
 
 An agent pays `memcli context` at every session start and `memcli search` at every tool call, so
-their start-up counts: importing Typer and building the whole command tree is a sizeable part of
-it. `memcli.entry` sends the argument shapes parsed here straight to the commands, and anything
-else (`--help`, an unknown or repeated option, a value Typer would refuse, a query that looks like
-an option) to the Typer CLI, which does the same thing. Tests run both routes on the same
-arguments and compare what they print and exit with. Like `memcli.lint_hook`, telling the shapes
-apart imports nothing.
+their start-up counts (and `memcli skills sync` is meant to be cheap enough to run at any time):
+importing Typer and building the whole command tree is a sizeable part of it. `memcli.entry` sends
+the argument shapes parsed here straight to the commands, and anything else (`--help`, an unknown
+or repeated option, a value Typer would refuse, a query that looks like an option) to the Typer
+CLI, which does the same thing. Tests run both routes on the same arguments and compare what they
+print and exit with. Like `memcli.lint_hook`, telling the shapes apart imports nothing.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ SEARCH = {"--type": ("types", True), "-t": ("types", True), "--kind": ("kind", T
           "--status": ("status", True), "--include-replaced": ("include_replaced", False),
           "--limit": ("limit", True), "-n": ("limit", True), "--lexical": ("lexical", False),
           "--json": ("as_json", False), "--workspace": ("workspace", True), "-w": ("workspace", True)}
+SKILLS_SYNC = {"--agent": ("agents", True), "-a": ("agents", True), "--dry-run": ("dry_run", False),
+               "--json": ("as_json", False), "--workspace": ("workspace", True), "-w": ("workspace", True)}
 _INTS = ("budget", "limit")
-_REPEATABLE = ("types",)
+_REPEATABLE = ("types", "agents")
 
 
 def _options(args: list[str], known: dict[str, tuple[str, bool]]) -> tuple[dict, list[str]] | None:
@@ -90,6 +92,11 @@ def parse(args: list[str]) -> Callable[[], int] | None:
         if found is None or len(found[1]) != 1:
             return None
         return lambda: _search(found[1][0], **found[0])
+    if args[:2] == ["skills", "sync"]:
+        found = _options(args[2:], SKILLS_SYNC)
+        if found is None or found[1]:
+            return None
+        return lambda: _skills_sync(**found[0])
     return None
 
 
@@ -105,6 +112,13 @@ def _context(budget: int | None = None, fmt: str = "markdown", as_json: bool = F
 
     fmt = json_format(fmt, as_json, "markdown")
     return run(_open(workspace), budget=budget, fmt=fmt, agent=agent)
+
+
+def _skills_sync(agents: list[str] | None = None, dry_run: bool = False, as_json: bool = False,
+                 workspace: object = None) -> int:
+    from memcli.skills.command import run_sync
+
+    return run_sync(_open(workspace), list(agents or []), dry_run=dry_run, as_json=as_json)
 
 
 def _search(query: str, types: list[str] | None = None, kind: str | None = None, status: str | None = None,

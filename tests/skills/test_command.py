@@ -81,3 +81,48 @@ def test_the_plain_hook_script_stops_a_commit_of_a_skill_no_agent_loads(ws: Path
                           text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
+
+PROBE = """
+import sys
+from {module} import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    print("TYPER:" + str("typer" in sys.modules), file=sys.stderr)
+    raise
+"""
+
+
+def _route(module: str, root: Path, argv: list[str]) -> tuple:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MEMCLI_STATE_DIR": str(root / ".memcli")}  # each route its own state
+    done = subprocess.run([sys.executable, "-c", PROBE.format(module=module), *argv], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    *err, flag = done.stderr.splitlines()
+    return done.returncode, done.stdout.replace(str(root), "ROOT"), "\n".join(err), flag == "TYPER:True"
+
+
+@pytest.mark.parametrize("argv", [["--agent", "all"], ["-a", "codex", "--json", "--dry-run"],
+                                  ["--agent=gemini", "-a", "claude-code"], ["--agent", "cursor"], []])
+def test_the_lean_route_does_what_the_cli_does(tmp_path: Path, argv: list[str]) -> None:
+    """`memcli skills sync` skips Typer (memcli.entry → memcli.lean), with the same effect."""
+    outcomes = []
+    for module in ("memcli.entry", "memcli.cli"):
+        root = tmp_path / module
+        (root / "memory").mkdir(parents=True)
+        (root / "memcli.toml").write_text("", encoding="utf-8")
+        knowledge(root, "a-fact", "A fact.")
+        files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                       if p.is_file() and ".memcli" not in p.parts)
+        outcomes.append((_route(module, root, ["skills", "sync", *argv]), files))
+    (lean, lean_files), (typer, typer_files) = outcomes
+    assert lean[:3] == typer[:3] and lean_files == typer_files
+    assert not lean[3] and typer[3]
+
+
+def test_other_shapes_go_through_typer(ws: Path) -> None:
+    for argv in (["--help"], ["--agent"], ["extra"], ["--json", "--json"]):
+        assert _route("memcli.entry", ws, ["skills", "sync", *argv])[3]
