@@ -197,6 +197,11 @@ def run(workspace: Workspace, *, budget: int | None = None, fmt: str = "markdown
         agent: str | None = None) -> int:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if agent is not None:
+        from memcli.agents.registry import options
+
+        if agent not in options():  # a typo would silently give the whole index
+            raise UsageError(f"--agent {agent!r}: choose one of {', '.join(options())}")
     result = build_context(workspace, budget, agent=agent)
     if fmt == "json":
         print(json.dumps(result.to_json_dict(), ensure_ascii=False, indent=2))
