@@ -132,8 +132,31 @@ def folder_skills(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]: 
     return out
 
 
+def skill_stamps(folders: Iterable[Path], names: tuple[str, ...] = ("SKILL.md",)) -> str:
+    """The size and modification time of these files of every skill in these folders: what a
+    listing read from them, so a change there (a skill added, its description edited) shows."""
+    out = []
+    for folder in folders:
+        try:
+            entries = sorted(e.name for e in os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            for name in names:
+                try:
+                    st = os.stat(folder / entry / name)
+                except OSError:
+                    continue
+                out.append(f"{folder}/{entry}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(out)
+
+
 def no_files(model: bool, user: bool) -> dict[str, str]:
     return {}
+
+
+def no_inputs(root: Path) -> str:
+    return ""
 
 
 class SkillDialect(NamedTuple):
@@ -147,6 +170,9 @@ class SkillDialect(NamedTuple):
     files: Callable[[bool, bool], dict[str, str]] = no_files
     # the skills memcli writes for it, in the project at root -> what its model is shown
     listing: Callable[[list[Listed], Path], Listing] = lists_all
+    # the project root -> a fingerprint of what else `listing` reads (its settings, the other
+    # skills it lists): `memcli skills sync` does the work again when it changes
+    inputs: Callable[[Path], str] = no_inputs
 
 
 class Parts(NamedTuple):

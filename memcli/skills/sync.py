@@ -4,8 +4,10 @@ The whole change is computed before anything is written: what each folder should
 what it holds. A folder memcli wrote (its marker) is brought up to date or removed with its
 record; a folder without the marker is a person's and is never touched, only reported. Each file
 is written atomically, the marker first (an interrupted sync leaves a folder the next one finishes);
-a removal takes the marker last. When the records, the agents and the settings are what the last
-sync saw and every file it wrote is untouched (their stats, state.py), nothing is read again.
+a removal takes the marker last. When the records, the agents, the settings and what else each
+agent lists (its dialect's `inputs`: its cap's setting, the other skills in its folders) are what
+the last sync saw and every file it wrote is untouched (their stats, state.py), nothing is read
+again.
 """
 
 from __future__ import annotations
@@ -53,9 +55,11 @@ class _Plan:
     drops: dict[str, list[str]] = field(default_factory=dict)  # skill folder → files to remove
 
 
-def _key(files: list[tuple[str, bytes]], targets: list[Target], scope: list[Target], commit: bool) -> str:
+def _key(root: Path, files: list[tuple[str, bytes]], targets: list[Target], scope: list[Target],
+         commit: bool) -> str:
     parts = [__version__, str(FORMAT), digest(files), ",".join(t.option for t in targets),
              ",".join(t.option for t in scope), str(commit)]
+    parts += [t.dialect.inputs(root) for t in targets]  # what else each agent lists, its settings
     return file_digest("\0".join(parts).encode())
 
 
@@ -66,7 +70,7 @@ def sync(ws: Workspace, targets: list[Target], scope: list[Target] | None = None
     scope = targets if scope is None else scope
     root, commit = ws.root, ws.config.skills.commit
     files = record_files(root)
-    key = _key(files, targets, scope, commit)
+    key = _key(root, files, targets, scope, commit)
     kept = state.load(ws.state_dir)
     if not dry_run and kept.get("key") == key and state.unchanged(root, kept):
         result = Result(**kept["report"])
@@ -91,6 +95,8 @@ def sync(ws: Workspace, targets: list[Target], scope: list[Target] | None = None
     full = {agent: listed for agent, listed in kept.get("full", {}).items()
             if agent not in {t.option for t in scope}}  # what other agents list stays known
     full.update(_full(sources, files, result.listings, desired, targets))
+    if result.written or result.removed:  # the agents' folders (part of the key) have changed
+        key = _key(root, files, targets, scope, commit)
     state.save(ws.state_dir, {"key": key, "stats": stats, "report": report, "full": full})
     return result
 

@@ -97,3 +97,19 @@ def test_codex_counts_its_table_of_skill_roots(tmp_path: Path) -> None:
     near = codex.listing(many(tmp_path / "s", 200), tmp_path)
     deep = codex.listing(many(tmp_path / ("d" * 200) / ("e" * 200), 200), tmp_path)
     assert len(deep.omitted) - len(near.omitted) >= 10  # 400 more characters: about 100 tokens
+
+
+def test_claude_code_shares_its_budget_with_the_other_skills_it_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person's skills in the project and the user's own take part of the budget; only memcli's
+    are reported."""
+    monkeypatch.setenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", str(claude.OWN_CHARS + 3_000))
+    ours = many(tmp_path / ".claude/skills", 40)
+    alone = claude.listing(ours, tmp_path)
+    for folder, name in ((tmp_path / ".claude/skills", "a-mine"), (Path.home() / ".claude/skills", "z-mine")):
+        for i in range(10):  # in name order, ahead of memcli's and after them
+            skill = folder / f"{name}-{i}" / "SKILL.md"
+            skill.parent.mkdir(parents=True)
+            skill.write_text(f"---\nname: {name}-{i}\ndescription: {'Mine. ' * 10}\n---\n", encoding="utf-8")
+    crowded = claude.listing(ours, tmp_path)
+    assert alone.bare == () and crowded.bare and all(n.startswith("k") for n in crowded.bare)

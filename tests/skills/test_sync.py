@@ -179,3 +179,21 @@ def test_not_committed_means_git_ignores_exactly_the_generated_folders(ws: Path)
     assert run_sync(ws, "claude-code").written == [".claude/skills/a-fact"]
     assert not (ws / ".claude/skills/a-fact/.gitignore").exists()
     assert "?? .claude/skills/a-fact/SKILL.md" in git(ws, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_what_else_an_agent_lists_is_seen_by_the_next_sync(ws: Path) -> None:
+    """What an agent lists depends on more than the records: its cap (Codex's window) and the other
+    skills in its folders. A change there is not answered from the last sync's report."""
+    for i in range(40):
+        knowledge(ws, f"k{i:02d}", f"How to handle case {i} of the subsystem when it misbehaves.")
+    assert run_sync(ws, "codex").listings["codex"]["shortened"] == []
+    (ws / ".codex").mkdir()
+    (ws / ".codex/config.toml").write_text("model_context_window = 30000\n", encoding="utf-8")
+    assert len(run_sync(ws, "codex").listings["codex"]["shortened"]) == 40
+    assert run_sync(ws, "codex").unchanged  # and then nothing to do again
+    for i in range(40):  # a person's skills crowd the cap
+        mine = ws / ".agents/skills" / f"mine-{i:02d}" / "SKILL.md"
+        mine.parent.mkdir(parents=True)
+        mine.write_text(f"---\nname: mine-{i:02d}\ndescription: A skill of mine.\n---\n", encoding="utf-8")
+    again = run_sync(ws, "codex")
+    assert not again.unchanged and again.written == [] and again.listings["codex"]["bare"]

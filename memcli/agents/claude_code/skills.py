@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memcli.agents.parts import Listed, Listing, SkillDialect
+from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills, skill_stamps
 
 BUDGET_CHARS = 30_000  # 2.1.332, its default model (measured; 1% of its window)
 OWN_CHARS = 5_850  # of which its own skills' entries (measured on 2.1.332: 14 of them)
@@ -39,12 +39,26 @@ def _budget() -> int:
     return int(value) if value.isdigit() and int(value) > 0 else BUDGET_CHARS
 
 
+def _folders(root: Path) -> tuple[Path, Path]:
+    """The project's skills folder and the user's (whose skills it lists too)."""
+    return root / ".claude" / "skills", Path.home() / ".claude" / "skills"
+
+
+def inputs(root: Path) -> str:
+    return f"{_budget()}\n{skill_stamps(_folders(root))}"
+
+
 def listing(skills: list[Listed], root: Path) -> Listing:
     """Its priority mode, as if every skill ranked the same (its ranks come from the user's own
-    use of them): all named, descriptions kept in name order while they fit."""
+    use of them): all named, descriptions kept in name order while they fit. The other skills in
+    its folders (a person's, the project's and the user's) share the budget."""
     budget = _budget()
     rule = f"descriptions within 1% of the model's context window (memcli assumes {budget:,} characters)"
-    ordered = sorted(skills, key=lambda s: s.name)
+    ours = {s.path for s in skills}
+    names = {s.name for s in skills}
+    project, user = _folders(root)
+    others = [s for s in folder_skills(project, ours) + folder_skills(user) if s.name not in names]
+    ordered = sorted([*skills, *others], key=lambda s: s.name)
     full = [len(f"- {s.name}: {s.description[:MAX_DESCRIPTION]}") for s in ordered]
     bare = [len(f"- {s.name}") for s in ordered]
     if OWN_CHARS + sum(full) + len(full) <= budget:
@@ -54,9 +68,9 @@ def listing(skills: list[Listed], root: Path) -> Listing:
     for skill, whole, short in zip(ordered, full, bare, strict=True):
         if whole - short <= room:
             room -= whole - short
-        else:
+        elif skill.name in names:
             named.append(skill.name)
     return Listing(bare=tuple(named), rule=rule)
 
 
-DIALECT = SkillDialect(fields, listing=listing)
+DIALECT = SkillDialect(fields, listing=listing, inputs=inputs)

@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 from memcli.agents.codex.discovery import home
-from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills
+from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills, skill_stamps
 
 DEFAULT_WINDOW = 272_000
 PERCENT = 2
@@ -66,14 +66,24 @@ def _listed(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]:  # typ
             or "allow_implicit_invocation: false" not in (s.path.parent / POLICY).read_text(errors="replace")]
 
 
+def _folders(root: Path) -> tuple[Path, Path, Path, Path, Path]:
+    """Where its skills are: system, the project's two, the user's two."""
+    return (home() / "skills" / ".system", root / ".agents" / "skills", root / ".codex" / "skills",
+            Path.home() / ".agents" / "skills", home() / "skills")
+
+
+def inputs(root: Path) -> str:
+    return f"{window(root)}\n{skill_stamps(_folders(root), ('SKILL.md', POLICY))}"
+
+
 def listing(skills: list[Listed], root: Path) -> Listing:
     budget = window(root) * PERCENT // 100
     rule = f"{PERCENT}% of the model's context window: {budget:,} tokens"
     ours = {s.path for s in skills}
-    system = _listed(home() / "skills" / ".system")
-    project = [*skills, *_listed(root / ".agents" / "skills", ours),
-               *_listed(root / ".codex" / "skills", ours)]
-    user = _listed(Path.home() / ".agents" / "skills") + _listed(home() / "skills")
+    system_dir, agents_dir, codex_dir, user_agents, user_codex = _folders(root)
+    system = _listed(system_dir)
+    project = [*skills, *_listed(agents_dir, ours), *_listed(codex_dir, ours)]
+    user = _listed(user_agents) + _listed(user_codex)
     ordered = [*sorted(system), *sorted(project), *sorted(user)]
     roots = {s.path.parent.parent for s in ordered}  # each named once, in its table of root aliases
     budget -= _tokens("### Skill roots\n") + sum(_tokens(f"- `r{i}` = `{r}`\n")
@@ -110,4 +120,4 @@ def _cut(ordered: list[Listed], least: list[int], room: int) -> int:
     return low
 
 
-DIALECT = SkillDialect(fields, files, listing)
+DIALECT = SkillDialect(fields, files, listing, inputs)
