@@ -45,8 +45,11 @@ def render_text(result: Result, *, verbose: bool = True) -> str:
         lines.append(f"left {rel}/: it holds files memcli did not write")
     for unfit in result.unfit:
         lines.append(f"not a skill: {unfit['path']}: {unfit['why']}")
-    for missed in result.missed:
-        lines.append(f"not for {missed['agent']}: {missed['path']}: {missed['why']}")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for missed in result.missed:  # one line per agent and reason: all workflows can share one
+        groups.setdefault((missed["agent"], missed["why"]), []).append(missed["path"])
+    for (agent, why), paths in groups.items():
+        lines.append(f"not for {agent}: {why}: {_count(len(paths), 'record')} ({_names(paths)})")
     for agent, seen in result.listings.items():
         lines.append(listing_line(agent, seen))
     return "\n".join(lines) + "\n"

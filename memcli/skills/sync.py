@@ -113,7 +113,7 @@ def _desired(sources: list[Source], targets: list[Target], commit: bool,
         for target in missed:
             result.missed.append({"path": source.path, "agent": target.option,
                                   "why": f"{target.title} cannot keep a skill to explicit use "
-                                         "(model_invocation: false), so it is not written for it"})
+                                         "(model_invocation: false; a workflow's auto_invoke: false)"})
     return out
 
 

@@ -126,3 +126,16 @@ def test_the_lean_route_does_what_the_cli_does(tmp_path: Path, argv: list[str]) 
 def test_other_shapes_go_through_typer(ws: Path) -> None:
     for argv in (["--help"], ["--agent"], ["extra"], ["--json", "--json"]):
         assert _route("memcli.entry", ws, ["skills", "sync", *argv])[3]
+
+
+def test_what_an_agent_cannot_take_is_one_line_however_many_records(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from skills.kit import workflow
+
+    for i in range(8):
+        workflow(ws, f"release-{i}")  # auto_invoke: false, which Gemini CLI cannot express
+    code, out, _ = run(capsys, "skills", "sync", "--agent", "gemini", "-w", str(ws))
+    assert code == 0 and out.count("not for gemini") == 1
+    assert ("not for gemini: Gemini CLI cannot keep a skill to explicit use (model_invocation: false; a "
+            "workflow's auto_invoke: false): 8 records (memory/workflow/release-0.md, ") in out
+    assert "and 3 more)" in out
