@@ -136,18 +136,19 @@ def skill_stamps(folders: Iterable[Path], names: tuple[str, ...] = ("SKILL.md",)
     """The size and modification time of these files of every skill in these folders: what a
     listing read from them, so a change there (a skill added, its description edited) shows."""
     out = []
-    for folder in folders:
+    for folder in map(str, folders):  # plain strings: it runs on every unchanged sync
         try:
             entries = sorted(e.name for e in os.scandir(folder))
         except OSError:
             continue
         for entry in entries:
             for name in names:
+                path = os.path.join(folder, entry, name)
                 try:
-                    st = os.stat(folder / entry / name)
+                    st = os.stat(path)
                 except OSError:
                     continue
-                out.append(f"{folder}/{entry}/{name}:{st.st_size}:{st.st_mtime_ns}")
+                out.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
     return "\n".join(out)
 
 

@@ -38,7 +38,7 @@ def save(state_dir: Path, data: dict[str, Any]) -> None:
         pass  # a read-only state folder: the next sync checks every file again
 
 
-def stat_of(path: Path) -> list[int] | None:
+def stat_of(path: Path | str) -> list[int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -51,4 +51,5 @@ def unchanged(root: Path, kept: dict[str, Any]) -> bool:
     stats = kept.get("stats")
     if not isinstance(stats, dict):
         return False
-    return all(stat_of(root / rel) == st for rel, st in stats.items())
+    base = str(root)  # plain strings: a pathlib object per file costs more than its stat
+    return all(stat_of(os.path.join(base, rel)) == st for rel, st in stats.items())
