@@ -211,14 +211,20 @@ def test_with_200_records_memcli_reports_what_the_agent_lists(agent: str, window
           f"{len(report['shortened'])} shortened, {len(report['bare'])} by name only, "
           f"{len(report['omitted'])} left out ({report['rule'] or 'no cap'})")
     assert report["skills"] == 200
-    assert {s for s, how in seen.items() if how == "omitted"} == set(report["omitted"])
+
+    def differ(how: str) -> set[str]:
+        return {s for s, shown in seen.items() if shown == how} ^ set(report[how])
+
     if agent == "claude-code":  # every name; descriptions within a budget memcli estimates
-        assert counts(seen)["omitted"] == 0 and counts(seen)["shortened"] == 0
-        actual = {s for s, how in seen.items() if how == "bare"}
-        assert actual and len(actual ^ set(report["bare"])) <= 10, (sorted(actual), report["bare"])
+        assert counts(seen)["omitted"] == 0 == len(report["omitted"]) and counts(seen)["shortened"] == 0
+        assert counts(seen)["bare"] and len(differ("bare")) <= 10, (differ("bare"), report["bare"])
     else:
-        assert {s for s, how in seen.items() if how == "shortened"} == set(report["shortened"])
-        assert {s for s, how in seen.items() if how == "bare"} == set(report["bare"])
+        assert differ("shortened") == set()
+        # Codex: over the cap the table of skill roots costs what memcli knows to within a token
+        # (ALIAS_WORDING_SAVES), so at most one skill at the edge may land on the other side
+        edge = 1 if window else 0
+        assert len(differ("omitted")) <= edge and len(differ("bare")) <= edge, (differ("omitted"),
+                                                                                 differ("bare"))
     # the resident context keeps what the agent does not show whole, and only that
     index = json.loads(memcli(project, agent_env, "context", "--agent", agent, "--json").stdout)
     partial = set(report["shortened"]) | set(report["bare"]) | set(report["omitted"])
