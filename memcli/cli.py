@@ -238,13 +238,14 @@ def search(
 def context(
     budget: Annotated[Optional[int], typer.Option("--budget", help="Token budget (default: context.budget_tokens, 5000).")] = None,  # noqa: UP045,E501
     fmt: Annotated[str, typer.Option("--format", "-f", help="markdown|json")] = "markdown",
+    agent: Annotated[Optional[str], typer.Option("--agent", "-a", help="As that agent gets it: without the knowledge it already lists as skills (memcli skills sync).", show_default=False)] = None,  # noqa: UP045,E501
     as_json: JsonOpt = False,
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Print the resident context for an agent: summary + model-invoked knowledge index, within a budget."""
     from memcli.commands.context import run
 
-    raise typer.Exit(run(budget=budget, fmt=fmt, as_json=as_json, workspace=workspace))
+    raise typer.Exit(run(budget=budget, fmt=fmt, as_json=as_json, agent=agent, workspace=workspace))
 
 
 @app.command()
@@ -433,6 +434,27 @@ def hooks_capture(
 
     raise typer.Exit(capture(session=session, transcript=transcript, cwd=cwd, event=event,
                              workspace=workspace))
+
+
+skills_app = typer.Typer(name="skills", no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                         help="Knowledge and workflows as the agents' own Agent Skills (SKILL.md folders).")
+app.add_typer(skills_app)
+
+
+@skills_app.command("sync")
+def skills_sync(
+    agent: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+        "--agent", "-a", help="claude-code|codex|gemini|all (repeatable; default: the agents wired).",
+        show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")
+                       ] = False,
+    as_json: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Write every knowledge record and workflow as <slug>/SKILL.md in the agents' skill folders."""
+    from memcli.commands.skills import sync_run
+
+    raise typer.Exit(sync_run(agent, dry_run=dry_run, as_json=as_json, workspace=workspace))
 
 
 def main(argv: list[str] | None = None) -> None:

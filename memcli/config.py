@@ -148,6 +148,15 @@ class SessionsConfig:
 
 
 @dataclass(frozen=True)
+class SkillsConfig:
+    __pydantic_config__ = _STRICT
+    auto: bool = True  # `memcli skills sync` after each consolidation commit and at `hooks install`
+    # generated skill folders are committed (a follow-up commit after consolidation); false: each
+    # carries a `.gitignore` of itself. The reasons for the default: docs/skills.md
+    commit: bool = True
+
+
+@dataclass(frozen=True)
 class Config:
     __pydantic_config__ = _STRICT
     lint: LintConfig = field(default_factory=LintConfig)
@@ -159,6 +168,7 @@ class Config:
     context: ContextConfig = field(default_factory=ContextConfig)
     sessions: SessionsConfig = field(default_factory=SessionsConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
 
 
 SECTIONS: dict[str, type] = {f.name: f.default_factory for f in dataclasses.fields(Config)}  # type: ignore[misc]
@@ -349,4 +359,9 @@ DEFAULT_CONFIG_TEXT = """\
 # embedding_query_prefix = ""        # e.g. "query: " for e5 served raw; or embedding_query_type = "query"
 # embedding_document_prefix = ""     # e.g. "passage: "; or embedding_document_type = "passage"
 # fusion_k = 2
+
+[skills]
+# auto = true                  # knowledge and workflows become the wired agents' skills after each
+#                              # consolidation and at `hooks install` (memcli skills sync)
+# commit = true                # commit the generated skill folders; false: git ignores them (docs/skills.md)
 """

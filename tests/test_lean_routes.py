@@ -46,6 +46,9 @@ LEAN = [
     ["context", "--json", "--format", "markdown"],  # refused the same way
     ["context", "--budget", "50"],  # too small: the same error
     ["context", "--format", "yaml"],
+    ["context", "--agent", "claude-code"],  # as that agent gets it (memcli skills sync)
+    ["context", "-a", "codex", "--json"],
+    ["context", "--agent", "cursor"],  # refused the same way
     ["search", "sqlite backup"],
     ["search", "sqlite backup", "--json"],
     ["search", "--json", "-t", "knowledge", "-t", "decision", "wal"],

@@ -33,6 +33,8 @@ PATHS: dict[str, tuple[list[str], set[str]]] = {
     # (status reads the consolidation's modules, which load the memory tools and the Linter)
     "status": (["status"], NEVER | {"yaml", "snowballstemmer", "rich"}),
     "--help": (["--help"], NEVER | CHANGED_RECORDS | SEARCH | {"pydantic", "rich", "sqlite3"}),
+    # nothing changed: the records are hashed, not parsed (last: it writes the agents' skill folders)
+    "skills sync": (["skills", "sync", "--agent", "all"], LEAN | SEARCH | {"rapidfuzz"}),
 }
 
 

@@ -18,6 +18,14 @@ attributes of `Agent` below (as pre-commit's languages are modules with the attr
 
 An agent without hooks (Aider, memcli JSONL) has HOOKS None and no WIRING; one whose sessions
 memcli cannot find by itself (memcli JSONL) has a DISCOVERY without `files`.
+
+Optional, for an agent that loads Agent Skills (`<folder>/<name>/SKILL.md`): `SKILLS`, a `Skills`
+below (the project folders it reads, the first one preferred; its home folders), and a
+`skills.py` module whose `DIALECT` (parts.py: `SkillDialect`) its `load()` returns as the part
+`skills` — how its SKILL.md says "explicit use only" and "not in the user's menu", and what it
+lists of many skills. `memcli skills sync` writes knowledge and workflows as skills for exactly
+the agents that declare both (registry.skilled()); an agent without them is left alone, so
+declaring them is all it takes to add one (docs/skills.md).
 """
 
 from __future__ import annotations
@@ -43,6 +51,17 @@ class Hooks:
         self.option = option  # its `--agent` in `memcli hooks`, and in the hook commands installed
         self.session_start = session_start  # one of FORMS: what its SessionStart hook must print
         self.end_events = end_events  # hook events that mean its session is over: capture at once
+
+
+class Skills:
+    """Where an agent looks for Agent Skills, as folders relative to the project root and to the
+    user's home. A plain class, as `Hooks`: the session-start hook reads it."""
+
+    __slots__ = ("folders", "home_folders")
+
+    def __init__(self, folders: tuple[str, ...], home_folders: tuple[str, ...] = ()) -> None:
+        self.folders = folders  # in the project; memcli writes the first, or one another agent shares
+        self.home_folders = home_folders  # in the user's home (`~/...`): never written by memcli
 
 
 class Agent(Protocol):

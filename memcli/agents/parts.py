@@ -86,7 +86,101 @@ class Wiring(NamedTuple):
     states: Callable[[str, Path | None], list[str]] = _nothing  # its own view: trusted, approved ...
 
 
+class Listed(NamedTuple):
+    """A skill as an agent lists it: its name, description and SKILL.md."""
+
+    name: str
+    description: str
+    path: Path
+
+
+class Listing(NamedTuple):
+    """What an agent puts in its model's context of the skills memcli wrote for it, by name."""
+
+    shortened: tuple[str, ...] = ()  # listed with a shortened description
+    bare: tuple[str, ...] = ()  # listed by name only
+    omitted: tuple[str, ...] = ()  # not listed at all
+    rule: str = ""  # the agent's cap, in words (docs, `memcli skills sync`)
+
+
+def lists_all(skills: list[Listed], root: Path) -> Listing:
+    """An agent that lists every skill with its whole description."""
+    return Listing()
+
+
+def folder_skills(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]:  # type: ignore[assignment]
+    """The skills in a skills folder (`<name>/SKILL.md`) as an agent lists them, those in `skip`
+    left out; a file whose frontmatter cannot be read counts by its folder's name."""
+    import yaml
+
+    out = []
+    try:
+        found = sorted(folder.glob("*/SKILL.md"))
+    except OSError:
+        return []
+    for path in found:
+        if path in skip:
+            continue
+        meta: Any = None
+        try:
+            text = path.read_text(encoding="utf-8")
+            if text.startswith("---"):
+                meta = yaml.safe_load(text.split("\n---", 1)[0][3:])
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            pass
+        meta = meta if isinstance(meta, dict) else {}
+        name, description = meta.get("name"), meta.get("description")
+        out.append(Listed(name if isinstance(name, str) and name else path.parent.name,
+                          " ".join(description.split()) if isinstance(description, str) else "", path))
+    return out
+
+
+def skill_stamps(folders: Iterable[Path], names: tuple[str, ...] = ("SKILL.md",)) -> str:
+    """The size and modification time of these files of every skill in these folders: what a
+    listing read from them, so a change there (a skill added, its description edited) shows."""
+    out = []
+    for folder in map(str, folders):  # plain strings: it runs on every unchanged sync
+        try:
+            entries = sorted(e.name for e in os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            for name in names:
+                path = os.path.join(folder, entry, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                out.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(out)
+
+
+def no_files(model: bool, user: bool) -> dict[str, str]:
+    return {}
+
+
+def no_inputs(root: Path) -> str:
+    return ""
+
+
+class SkillDialect(NamedTuple):
+    """How an agent's SKILL.md says what a record's `model_invocation` / `user_invocable` say, and
+    what it lists (an agent's skills.py; the folders are its declaration's SKILLS)."""
+
+    # (model may invoke, user may invoke) -> the frontmatter fields that say so, besides name and
+    # description; None: it cannot say so, and the record is not written for it
+    fields: Callable[[bool, bool], dict[str, Any] | None]
+    # the same -> files beside SKILL.md that say so (Codex: agents/openai.yaml), path -> text
+    files: Callable[[bool, bool], dict[str, str]] = no_files
+    # the skills memcli writes for it, in the project at root -> what its model is shown
+    listing: Callable[[list[Listed], Path], Listing] = lists_all
+    # the project root -> a fingerprint of what else `listing` reads (its settings, the other
+    # skills it lists): `memcli skills sync` does the work again when it changes
+    inputs: Callable[[Path], str] = no_inputs
+
+
 class Parts(NamedTuple):
     reader: Reader
     discovery: Discovery
     wiring: Wiring | None = None  # present exactly when the agent has hooks
+    skills: SkillDialect | None = None  # present when it loads Agent Skills (its SKILLS folders)

@@ -28,7 +28,7 @@ from memcli.agents import (
 )
 
 if TYPE_CHECKING:
-    from memcli.agents.base import Agent, Hooks
+    from memcli.agents.base import Agent, Hooks, Skills
 
 AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, copilot_cli, pi, opencode, aider, memcli_jsonl)
 DOCUMENTS: Agent = documents
@@ -59,3 +59,18 @@ def by_option(option: str) -> tuple[Agent, Hooks] | None:
 def end_events() -> frozenset[str]:
     """The hook events that end a session, in any agent (the payload does not say which agent sent it)."""
     return frozenset().union(*(h.end_events for _a, h in hooked()))
+
+
+def skills_of(agent: Agent) -> Skills | None:
+    """Where an agent loads Agent Skills from; None for one that declares no SKILLS (optional)."""
+    return getattr(agent, "SKILLS", None)
+
+
+def skilled() -> list[tuple[Agent, Skills]]:
+    """The agents that load Agent Skills, with their folders, in order."""
+    return [(a, s) for a in AGENTS if (s := skills_of(a)) is not None]
+
+
+def skill_option(agent: Agent) -> str:
+    """How `memcli skills --agent` names an agent: as `memcli hooks` does, else by its NAME."""
+    return agent.HOOKS.option if agent.HOOKS is not None else agent.NAME

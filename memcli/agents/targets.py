@@ -1,7 +1,7 @@
 """What `memcli hooks install` writes into an agent's config files, as entries an agent's wiring
 declares (memcli/agents/<agent>/wiring.py): hook handlers, the MCP server, allow rules, settings,
 or a whole file of memcli's (an agent's extension module, where the agent is extended by code).
-Each agent's wiring says which files at which scope; memcli/hooks/edit.py adds and removes them.
+Each agent's wiring says which files at which scope; memcli/agents/edit.py adds and removes them.
 """
 
 from __future__ import annotations

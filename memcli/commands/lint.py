@@ -15,6 +15,7 @@ from memcli.lint.cache import ResultCache
 from memcli.lint.engine import lint
 from memcli.lint.format import FORMATS, render_github, render_json, render_plain, render_sarif, render_text
 from memcli.lint.snapshot import Snapshot
+from memcli.skills.place import is_skill_file
 from memcli.store import open_store
 from memcli.workspace import Workspace, is_root, locate
 
@@ -54,6 +55,8 @@ def _targets(workspace: Workspace, paths: list[Path], paths_only: bool = False) 
             prefix = "" if rel == "." else rel.rstrip("/") + "/"
             out.extend(f for f in files if f.startswith(prefix))
         elif locate(rel).problem == "outside memory/ and knowledge/":
+            if is_skill_file(rel):
+                out.append(rel)  # an agent's SKILL.md: skill-invalid checks it
             continue  # e.g. pre-commit passing README.md: not memcli's to lint
         else:
             out.append(rel)

@@ -217,4 +217,13 @@ def run(ws: Workspace, opts: Options) -> int:
     # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
     shared.release(ws, [i for r in results if r.result in CONSUMING for i in r.consumed],
                    push=not opts.keep_published)
+    _skills(ws, [r.result for r in results])
     return code
+
+
+def _skills(ws: Workspace, done: list[str]) -> None:
+    """The changed knowledge as the wired agents' skills, committed after a commit (memcli.skills)."""
+    if "committed" in done or "applied" in done:
+        from memcli.skills.after import after_consolidation
+
+        after_consolidation(ws, committed="committed" in done)

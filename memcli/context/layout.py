@@ -39,6 +39,8 @@ class ContextResult:
     shown: tuple[Entry, ...]
     cut: int  # knowledge entries left out
     skipped: tuple[str, ...] = field(default=())  # broken records
+    agent: str | None = None  # the agent it is for (`--agent`)
+    as_skills: int = 0  # knowledge entries that agent already lists as skills (memcli.skills), not repeated
 
     def to_json_dict(self) -> dict[str, object]:
         return {
@@ -55,18 +57,22 @@ class ContextResult:
             ],
             "cut": {"knowledge": self.cut, "summary_truncated": self.summary_truncated},
             "skipped": list(self.skipped),
+            "skills": {"agent": self.agent, "knowledge": self.as_skills},
             "text": self.text,
         }
 
 
-def _closing(shown: int, total: int, truncated: bool, budget: int) -> str:
+def _closing(shown: int, total: int, truncated: bool, budget: int, skills: int = 0) -> str:
     cut = total - shown
+    also = f"; {skills} more are your skills, not repeated here" if skills else ""
+    if not total and skills and not truncated:
+        return f"_(memcli context: all {skills} knowledge entries are your skills, not repeated here.)_\n"
     if not cut and not truncated:
-        return f"_(memcli context: all {total} knowledge entries shown; nothing cut.)_\n"
+        return f"_(memcli context: all {total} knowledge entries shown{also}; nothing cut.)_\n"
     what = f"{cut} of {total} knowledge entries cut" if cut else f"all {total} knowledge entries shown"
     if truncated:
         what = f"summary truncated, {what}"
-    return f"_(memcli context: {what} to fit {budget} tokens; find the rest with `memcli search`.)_\n"
+    return f"_(memcli context: {what} to fit {budget} tokens{also}; find the rest with `memcli search`.)_\n"
 
 
 def _fit_lines(lines: list[str], room: int, counter: TokenCounter) -> int:
@@ -93,15 +99,17 @@ class _Layout:
     tokens: int
 
 
-def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int) -> str:
+def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int,
+          skills: int = 0) -> str:
     index = INDEX_HEADING + "".join(e.line for e in entries[:layout.n]) if layout.n else ""
     return ("".join(summary_lines[:layout.n_summary]) + index
-            + _closing(layout.n, len(entries), layout.truncated, budget))
+            + _closing(layout.n, len(entries), layout.truncated, budget, skills))
 
 
-def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: TokenCounter) -> _Layout:
+def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: TokenCounter,
+         skills: int = 0) -> _Layout:
     # Reserve the closing line at its longest: summary truncated and every entry cut.
-    reserve = counter.count(_closing(0, len(entries), True, budget))
+    reserve = counter.count(_closing(0, len(entries), True, budget, skills))
     room = budget - reserve
     n_summary = _fit_lines(summary_lines, room, counter)
     truncated = n_summary < len(summary_lines) and any(s.strip() for s in summary_lines[n_summary:])
@@ -112,7 +120,7 @@ def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: T
         n = max(0, _fit_lines(lines, room - counter.count(head), counter) - 1)
     while True:  # the whole text decides; drop entries, then summary lines, until it fits
         layout = _Layout(n_summary, n, truncated, 0)
-        tokens = counter.count(_text(summary_lines, entries, layout, budget))
+        tokens = counter.count(_text(summary_lines, entries, layout, budget, skills))
         if tokens <= budget or (n == 0 and n_summary == 0):
             return _Layout(n_summary, n, truncated, tokens)
         if n:
@@ -124,8 +132,10 @@ def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: T
 
 def build_context(workspace: Workspace, budget: int | None = None, counter: TokenCounter | None = None,
                   snapshot: Snapshot | None = None,
-                  entries: tuple[list[Entry], list[str]] | None = None) -> ContextResult:
-    """The resident context; `entries` is `resident_entries` when the caller already has it.
+                  entries: tuple[list[Entry], list[str]] | None = None,
+                  agent: str | None = None) -> ContextResult:
+    """The resident context; `entries` is `resident_entries` when the caller already has it; for
+    `agent` (its `--agent` name), without the knowledge it already lists as skills.
 
     Without an explicit `counter`, the layout is memoised in the state folder under a digest of
     everything it depends on (counter, budget, summary lines, index lines): a session start that
@@ -138,26 +148,40 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         shown, skipped, lines, summary_path = from_files(workspace, snapshot, entries)
     else:
         shown, skipped, lines, summary_path = read
+    shown, skills = _without_skills(workspace, shown, agent)
     if counter is not None:
-        layout, name = _fit(lines, shown, budget, counter), counter.name
+        layout, name = _fit(lines, shown, budget, counter, skills), counter.name
     else:
-        layout, name = _memoised_fit(workspace, lines, shown, budget)
-    text = _text(lines, shown, layout, budget)
+        layout, name = _memoised_fit(workspace, lines, shown, budget, skills)
+    text = _text(lines, shown, layout, budget, skills)
     return ContextResult(text, layout.tokens, budget, name, summary_path, layout.truncated,
-                         tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped))
+                         tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped), agent, skills)
+
+
+def _without_skills(workspace: Workspace, shown: list[Entry], agent: str | None) -> tuple[list[Entry], int]:
+    """The entries `agent` does not already list as skills (memcli.skills.resident), and how many
+    it does."""
+    if agent is None:
+        return shown, 0
+    from memcli.skills.resident import listed_whole
+
+    whole = listed_whole(workspace, agent)
+    kept = [e for e in shown if whole.get(e.slug) != e.path]
+    return kept, len(shown) - len(kept)
 
 
 def _memoised_fit(workspace: Workspace, summary_lines: list[str], entries: list[Entry],
-                  budget: int) -> tuple[_Layout, str]:
+                  budget: int, skills: int = 0) -> tuple[_Layout, str]:
     from memcli.context.memo import LayoutMemo  # here: gc-report builds the context without it
 
     memo = LayoutMemo(workspace.state_dir)
-    key = memo.key(budget, summary_lines, [e.line for e in entries])
+    index = [e.line for e in entries] + ([f"skills:{skills}"] if skills else [])
+    key = memo.key(budget, summary_lines, index)
     known = memo.get(key)
     if known is not None:
         name, fields = known
         return _Layout(*fields), name
     counter = get_counter(workspace.state_dir)
-    layout = _fit(summary_lines, entries, budget, counter)
+    layout = _fit(summary_lines, entries, budget, counter, skills)
     memo.put(key, counter.name, (layout.n_summary, layout.n, layout.truncated, layout.tokens))
     return layout, counter.name

@@ -19,13 +19,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.agents import registry
+from memcli.agents import edit, registry
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
 from memcli.atomicio import atomic_delete, atomic_write_text
 from memcli.errors import EXIT_OK, ConfigError, UsageError
 from memcli.extract.ready import waiting_for_model
-from memcli.hooks import edit
+from memcli.skills import after
 from memcli.workspace import Workspace, find_root
 
 ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
@@ -164,6 +164,7 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
         waiting = _capture_waiting(project)
         if waiting:
             print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
+    _skills(action, agent, root if root is not None else _project_root())
     return EXIT_OK
 
 
@@ -180,6 +181,15 @@ def _remove_empty(folder: Path, stop: Path, most: int | None) -> None:
         most = None if most is None else most - 1
         if folder == stop or stop not in folder.parents:
             return
+
+
+def _skills(action: str, agent: str, project: Path | None) -> None:
+    """Knowledge as the wired agents' skills (`[skills] auto`): written at install, removed with the
+    last agent reading them at uninstall (memcli.skills.after)."""
+    if action == "install":
+        after.after_install(project)
+    else:
+        after.after_uninstall(project, list(_agents(agent)))
 
 
 def _project_root() -> Path | None:

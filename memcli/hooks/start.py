@@ -48,7 +48,8 @@ def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path |
         # here: a session started outside a workspace (a hook installed for the user) stops above
         from memcli.context import build_context
 
-        result = build_context(ws)
+        # without the knowledge this agent already lists as skills (memcli skills sync)
+        result = build_context(ws, agent=agent or registry.SESSION_START_DEFAULT)
         if result.summary_path is None and not result.shown and not result.cut:
             return EXIT_OK  # an empty memory: nothing worth a place in the context
         text, form = result.text, output_form(agent)

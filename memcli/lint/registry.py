@@ -19,6 +19,7 @@ from memcli.lint.rules.schema import (
 from memcli.lint.rules.secret import Secret
 from memcli.lint.rules.similar import SimilarSlugs
 from memcli.lint.rules.size import DescriptionTooLong, LowValueLarge, SourcesOverflow, TooLarge
+from memcli.lint.rules.skills import SkillInvalid, SkillNameTaken, SkillUnfit
 from memcli.lint.rules.tool import SlugExists, SourceNotProvided, WorkflowReadonly
 
 RULES: tuple[Rule, ...] = (
@@ -41,6 +42,7 @@ RULES: tuple[Rule, ...] = (
     NewKnowledgeInvoked(),
     UnknownSlugReference(),
     DecisionLedger(),
+    SkillInvalid(),
     # warnings
     LowValueLarge(),
     SourcesOverflow(),
@@ -49,6 +51,8 @@ RULES: tuple[Rule, ...] = (
     UnknownField(),
     DeprecatedField(),
     AnchorDrift(),
+    SkillUnfit(),
+    SkillNameTaken(),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -3,9 +3,11 @@
 The prompts say "do not re-save what AGENTS.md, CLAUDE.md, README or docs/ already say"; this tool
 lets the model check. It reads the real repository root (consolidation's scratch copy holds only
 memory/, knowledge/ and the config), and only these files: AGENTS.md, CLAUDE.md, GEMINI.md and
-README* at the root, and docs/**/*.md. A path is refused when it is absolute, holds `..`, names
-another file, or resolves (after symlinks) outside the root or to a file that is not one of them.
-Text comes back fenced as data, a window of lines at a time.
+README* at the root, docs/**/*.md, and the skills a person wrote in the agents' skill folders
+(`.claude/skills/<name>/SKILL.md`, ...: the agents load them, so memory need not restate them;
+those `memcli skills sync` wrote are the memory itself and are left out). A path is refused when
+it is absolute, holds `..`, names another file, or resolves (after symlinks) outside the root or
+to a file that is not one of them. Text comes back fenced as data, a window of lines at a time.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memcli.skills.place import is_skill_file, skill_folders
+from memcli.skills.render import MARKER
 from memcli.tools.result import ToolResult, failure, success
 
 AGENT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 MAX_FILES = 200  # listed at most
 MAX_CHARS = 12_000  # of text per call; the rest by start_line
 MAX_BYTES = 2_000_000  # a larger "doc" is not read at all
-_WHAT = "AGENTS.md, CLAUDE.md, GEMINI.md, README* and docs/**/*.md"
+_WHAT = "AGENTS.md, CLAUDE.md, GEMINI.md, README*, docs/**/*.md and the skills a person wrote"
 
 SCHEMA: dict[str, Any] = {
     "type": "function",
@@ -38,7 +42,10 @@ SCHEMA: dict[str, Any] = {
 
 
 def is_doc(rel: str) -> bool:
-    """Whether a root-relative POSIX path is one of the files this tool may read."""
+    """Whether a root-relative POSIX path is one of the files this tool may read (a SKILL.md in a
+    skill folder only when a person wrote it: `_resolved` checks)."""
+    if is_skill_file(rel):
+        return True
     parts = rel.split("/")
     if any(not p or p.startswith(".") for p in parts):
         return False
@@ -55,6 +62,8 @@ def _resolved(root: Path, rel: str) -> str | None:
         target = real.relative_to(real_root).as_posix()
     except ValueError:
         return None
+    if is_skill_file(target) and (real.parent / MARKER).exists():
+        return None  # memcli wrote it from the memory: not a project doc
     return target if is_doc(target) and real.is_file() else None
 
 
@@ -68,6 +77,10 @@ def list_docs(root: Path) -> ToolResult:
             found += [f"{base}/{name}" for name in sorted(filenames) if is_doc(f"{base}/{name}")]
             if len(found) > MAX_FILES:
                 break
+    for folder in skill_folders():  # the agents' skill folders: a person's skills
+        base = root / folder
+        if base.is_dir() and not base.is_symlink():
+            found += sorted(f"{folder}/{p.parent.name}/SKILL.md" for p in base.glob("*/SKILL.md"))
     files = [{"path": rel, "bytes": (root / rel).stat().st_size} for rel in found if _resolved(root, rel)]
     shown = files[:MAX_FILES]
     more = f" (first {MAX_FILES} shown)" if len(files) > MAX_FILES else ""

@@ -74,8 +74,8 @@ RULES = [
     ("K10", "system", "weigh how often it is needed against that standing cost. New knowledge starts with "
                       "`false`"),
     ("K11", "system", "A `#<slug>` in a body names a record that exists"),
-    ("K12", "system", "never re-save what AGENTS.md, CLAUDE.md, README, docs/ or other fixed operating "
-                      "documents say"),
+    ("K12", "system", "never re-save what AGENTS.md, CLAUDE.md, README, docs/, the skills the team wrote "
+                      "for its agents"),
     ("K13", "system", "Nothing worth keeping: no knowledge"),
     ("X1", "system", "one complete example per kind"),
     ("X2", "system", "`memory/summary.md` (frontmatter: only `updated_at`)"),

@@ -125,8 +125,10 @@ def test_memory_reaches_claude_code_and_its_session_is_captured(
     assert installed.returncode == 0, installed.stderr
     assert "accept its trust dialog" in installed.stdout  # the one step memcli leaves to the user, named
     accept_trust_dialog(home, project)
-    context = run(["memcli", "context"], project, agent_env).stdout.strip()
-    assert "pelican-restore" in context
+    # what its session-start hook gives it: the knowledge record is a skill now (hooks install
+    # synced it), so the index does not repeat it (tests/e2e/test_skills.py)
+    context = run(["memcli", "context", "--agent", "claude-code"], project, agent_env).stdout.strip()
+    assert "# Project memory" in context and "are your skills, not repeated here" in context
 
     server = AnthropicServer()
     server.script(Turn(tool="mcp__memcli__memcli_search", args={"query": "restore the nightly backup"}),
@@ -143,8 +145,10 @@ def test_memory_reaches_claude_code_and_its_session_is_captured(
     turns = server.model_requests()
     assert len(turns) == 3, [r.path for r in server.requests]
     first = turns[0].body
-    # 1. the resident context, as `memcli context` prints it, is in the first request
+    # 1. the resident context, as `memcli context` prints it, is in the first request, and the
+    # knowledge as a skill in its listing
     assert context in texts(first)
+    assert "- restore-nightly-backup: How to restore the nightly SQLite backup (pelican" in texts(first)
     # 2. memcli's tools, with their schemas, are in the first request
     offered = {tool["name"]: tool for tool in first["tools"]}
     assert TOOLS <= set(offered)

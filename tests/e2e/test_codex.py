@@ -190,12 +190,15 @@ def test_codex_end_to_end(project: Path, codex_env: dict[str, str]) -> None:
         requests = server.model_requests()
     assert len(requests) == 3, [r.path for r in server.requests]
 
-    # 1. the resident context (what `memcli context` prints) is in the first request
-    context = memcli(project, codex_env, "context").stdout.strip()
-    assert "pelican-restore" in context
+    # 1. the resident context (what `memcli context --agent codex` prints: the knowledge record is a
+    # skill now, tests/e2e/test_skills.py) is in the first request, and the skill in its listing
+    context = memcli(project, codex_env, "context", "--agent", "codex").stdout.strip()
+    assert "# Project memory" in context and "are your skills, not repeated here" in context
     texts = [part.get("text", "") for item in requests[0].body["input"] if item.get("type") == "message"
              for part in item.get("content", [])]
     assert any(context in text for text in texts), "memcli context is not in Codex's first request"
+    assert any("- restore-nightly-backup: How to restore the nightly SQLite backup (pelican-restore" in text
+               for text in texts)
     # 2. memcli's tools are in the first request
     assert TOOLS <= memcli_tools(requests[0])
     # 3. the scripted memcli_search returned the knowledge record (in the tool result sent back), and

@@ -121,11 +121,16 @@ def test_gemini_cli_session_with_memcli(project: Path, agent_env: dict[str, str]
     assert len(requests) == 3, [r.path for r in server.requests]
     assert server.outside_requests() == []
 
-    # 1. the resident context, exactly as `memcli context` renders it, is in the first request
-    context = run(["memcli", "context"], project, agent_env).stdout
-    assert "How to restore the nightly SQLite backup" in context
+    # 1. the resident context, exactly as `memcli context --agent gemini` renders it (the knowledge
+    # record is a skill now: tests/e2e/test_skills.py), is in the first request, the skill in its
+    # system instruction
+    context = run(["memcli", "context", "--agent", "gemini"], project, agent_env).stdout
+    assert "# Project memory" in context and "are your skills, not repeated here" in context
     escaped = context.replace("<", "&lt;").replace(">", "&gt;")  # what Gemini does to hook context
     assert f"<hook_context>{escaped}</hook_context>" in texts(requests[0])
+    instruction = requests[0].body.get("systemInstruction") or {}
+    system = "\n".join(p.get("text", "") for p in instruction.get("parts", []))
+    assert "<description>How to restore the nightly SQLite backup (pelican-restore" in system
     # 2. memcli's tools are in the first request (Gemini waits for its MCP servers in headless mode)
     assert MEMCLI_TOOLS <= tool_names(requests[0])
     # 3. the search result Gemini sends back holds the record, as text (no error)

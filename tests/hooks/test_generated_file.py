@@ -1,4 +1,4 @@
-"""A config file memcli writes whole (memcli/hooks/edit.py, fmt `file`: an agent's extension module,
+"""A config file memcli writes whole (memcli/agents/edit.py, fmt `file`: an agent's extension module,
 Pi's the first): its states, what install and uninstall make of each, the text an earlier memcli
 wrote brought up to date."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from memcli.agents import edit
 from memcli.agents.targets import ConfigFile, generated
-from memcli.hooks import edit
 
 MARKER = "// written by memcli: "
 OLD = f"{MARKER}v1\nexport default 1;\n"

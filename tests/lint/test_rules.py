@@ -32,6 +32,8 @@ def _sources(n: int) -> str:
 
 
 # (code, case id, files, path whose findings of `code` are compared, expected (code, line) set)
+SKILL = ".claude/skills/deploy/SKILL.md"
+
 FAILING = [
     ("parse", "no-frontmatter", dict([(f"{D}/a.md", "just text\n")]), f"{D}/a.md", {("parse", 1)}),
     (
@@ -142,6 +144,17 @@ FAILING = [
     ),
     ("anchor-drift", "missing-file", dict([_dec("a", anchors="[src/gone.py]")]), f"{D}/a.md",
      {("anchor-drift", 8)}),
+    ("skill-invalid", "capital-name", {SKILL: "---\nname: Deploy\ndescription: Ship a release.\n---\n"},
+     SKILL, {("skill-invalid", 2)}),
+    ("skill-invalid", "no-frontmatter", {SKILL: "Ship a release.\n"}, SKILL, {("skill-invalid", 1)}),
+    ("skill-unfit", "long-description-not-model-invoked",
+     {"knowledge/k.md": record("knowledge", description="x" * 1025)}, "knowledge/k.md", {("skill-unfit", 5)}),
+    ("skill-name-taken", "workflow-of-the-same-name",
+     {"knowledge/deploy.md": record("knowledge"), path_of("workflow", "deploy"): record("workflow")},
+     "knowledge/deploy.md", {("skill-name-taken", None)}),
+    ("skill-name-taken", "a-persons-skill",
+     {"knowledge/deploy.md": record("knowledge"), SKILL: "---\nname: deploy\ndescription: x\n---\n"},
+     "knowledge/deploy.md", {("skill-name-taken", None)}),
 ]
 
 PASSING = [
@@ -190,6 +203,12 @@ PASSING = [
     ("unknown-field", "only-known-fields", dict([_dec("a")])),
     ("deprecated-field", "current-spelling", {"knowledge/k.md": record("knowledge")}),
     ("anchor-drift", "existing-file", dict([_dec("a", anchors="[memcli.toml]")])),
+    ("skill-invalid", "name-and-description",
+     {SKILL: "---\nname: deploy\ndescription: Ship a release.\n---\nSteps.\n"}),
+    ("skill-unfit", "one-line-workflow", {path_of("workflow", "w"): record("workflow")}),
+    ("skill-name-taken", "generated-skill-of-the-record",
+     {"knowledge/deploy.md": record("knowledge"), SKILL: "---\nname: deploy\ndescription: x\n---\n",
+      ".claude/skills/deploy/.memcli-skill": '{"files": ["SKILL.md"]}\n'}),
 ]
 
 

@@ -5,6 +5,7 @@
 - wiring.py      hooks and allow rules in `.claude/settings.json`, the MCP server in `.mcp.json`
                  (user scope: `~/.claude/settings.json`, `~/.claude.json`); workspace trust and
                  the project server's approval, read from its own files
+- skills.py      its Agent Skills: `disable-model-invocation`, `user-invocable`, its listing
 
 SessionStart stdout is added to the context as is; SessionEnd ends a session (PreCompact does not).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import TEXT, Hooks
+from memcli.agents.base import TEXT, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -21,12 +22,13 @@ if TYPE_CHECKING:
 NAME = "claude-code"
 TITLE = "Claude Code"
 HOOKS = Hooks("claude-code", TEXT, end_events=frozenset({"SessionEnd"}))
+SKILLS = Skills((".claude/skills",), ("~/.claude/skills",))  # dialect: skills.py
 TOOL_NAMES = ("mcp__{server}__{tool}",)  # in its transcripts and in `permissions.allow`
 
 
 def load() -> Parts:
     # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.claude_code import discovery, transcript, wiring
+    from memcli.agents.claude_code import discovery, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)

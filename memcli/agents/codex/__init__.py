@@ -4,6 +4,7 @@
 - discovery.py   the rollouts whose `session_meta.cwd` is the workspace or inside it
 - wiring.py      hooks, the MCP server and the wait for it at start in `.codex/config.toml` (user:
                  `$CODEX_HOME/config.toml`); the folder's and each hook's trust, read from Codex's files
+- skills.py      its Agent Skills: `agents/openai.yaml` for explicit use only, its capped listing
 
 Codex has no session-end hook: capture runs at `Stop` (the end of each turn) and `PreCompact`, and
 waits for the idle window, so a session still going on is extracted once it has gone quiet. Its
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import JSON, Hooks
+from memcli.agents.base import JSON, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 NAME = "codex"
 TITLE = "Codex CLI"
 HOOKS = Hooks("codex", JSON, end_events=frozenset())  # Stop and PreCompact fire while it goes on
+SKILLS = Skills((".agents/skills", ".codex/skills"), ("~/.agents/skills", "$CODEX_HOME/skills"))
 # 0.171 names an MCP tool `mcp__<server>__<tool>` (namespace and name, joined by the reader);
 # earlier releases `<server>__<tool>`
 TOOL_NAMES = ("mcp__{server}__{tool}", "{server}__{tool}")
@@ -29,7 +31,7 @@ TOOL_NAMES = ("mcp__{server}__{tool}", "{server}__{tool}")
 
 def load() -> Parts:
     # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.codex import discovery, transcript, wiring
+    from memcli.agents.codex import discovery, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)

@@ -5,6 +5,7 @@
 - discovery.py   which folders under `<gemini home>/tmp` hold the workspace's sessions
 - wiring.py      hooks and the MCP server in `.gemini/settings.json` (user: `~/.gemini/settings.json`);
                  folder trust, read from Gemini's own files
+- skills.py      its Agent Skills: name and description only
 
 Its hooks must print JSON only (plain text becomes a message to the user, not context); SessionEnd
 ends a session. `memcli hooks --agent gemini` names it, as the commands already installed do.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import JSON, Hooks
+from memcli.agents.base import JSON, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -23,13 +24,14 @@ NAME = "gemini-cli"
 TITLE = "Gemini CLI"
 # `gemini`, as the hook commands installed since the first memcli name it
 HOOKS = Hooks("gemini", JSON, end_events=frozenset({"SessionEnd"}))
+SKILLS = Skills((".agents/skills", ".gemini/skills"), ("~/.agents/skills", "~/.gemini/skills"))
 # 0.61 names an MCP tool `mcp_<server>_<tool>`; earlier releases the bare name or `<server>__<tool>`
 TOOL_NAMES = ("mcp_{server}_{tool}", "{tool}", "{server}__{tool}")
 
 
 def load() -> Parts:
     # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.gemini_cli import discovery, transcript, wiring
+    from memcli.agents.gemini_cli import discovery, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)

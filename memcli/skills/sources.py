@@ -1,0 +1,105 @@
+"""The records that become skills: every knowledge record and every workflow, read and checked.
+
+A record becomes a skill when it passes the Linter's parse, schema and slug checks and its
+description fits what the agents accept (check.py); a knowledge record and a workflow with the
+same slug would make two skills of one name, and the workflow (written by a person) wins. Every
+record that cannot become a skill comes back with the reason, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.recordtext import one_line
+from memcli.skills.check import description_problem
+from memcli.slug import is_valid_slug
+from memcli.workspace import KIND_DIRS, Kind
+
+FOLDERS = (KIND_DIRS[Kind.KNOWLEDGE], KIND_DIRS[Kind.WORKFLOW])
+
+
+@dataclass(frozen=True)
+class Source:
+    """A record as a skill: its name (the slug), one-line description, body and invocation."""
+
+    slug: str
+    path: str  # workspace-relative
+    kind: str  # knowledge kind (howto, rule ...) or "workflow"
+    description: str
+    body: str
+    model: bool  # the model may pick it by itself (model_invocation, a workflow's auto_invoke)
+    user: bool  # the user may invoke it by name (user_invocable)
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unfit:
+    path: str
+    why: str
+
+
+def record_files(root: Path) -> list[tuple[str, bytes]]:
+    """(path, bytes) of every `.md` file in knowledge/ and memory/workflow/, sorted by path."""
+    out: list[tuple[str, bytes]] = []
+    for folder in FOLDERS:
+        try:
+            names = sorted(os.listdir(root / folder))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".md") and not name.startswith("."):
+                try:
+                    out.append((f"{folder}/{name}", (root / folder / name).read_bytes()))
+                except OSError:
+                    continue  # a folder or link named like a record: `memcli lint` reports it
+    return out
+
+
+def digest(files: list[tuple[str, bytes]]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for path, data in files:
+        h.update(path.encode() + b"\0" + hashlib.blake2b(data, digest_size=16).digest())
+    return h.hexdigest()
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_sources(files: list[tuple[str, bytes]]) -> tuple[list[Source], list[Unfit]]:
+    """The records of `files` that become skills (by slug), and those that cannot, with why."""
+    from memcli.records.parse import parse_record
+
+    found: dict[str, Source] = {}
+    unfit: list[Unfit] = []
+    for path, data in files:
+        folder, _, name = path.rpartition("/")
+        kind = Kind.KNOWLEDGE if folder == KIND_DIRS[Kind.KNOWLEDGE] else Kind.WORKFLOW
+        slug = name[:-3]
+        rec = parse_record(path, data, kind, slug)
+        if rec.model is None or not is_valid_slug(slug):
+            unfit.append(Unfit(path, f"it does not pass `memcli lint {path}`"))
+            continue
+        model = rec.model
+        description = one_line(model.description)
+        problem = description_problem(description)
+        if problem:
+            unfit.append(Unfit(path, f"its description {problem}"))
+            continue
+        if kind is Kind.KNOWLEDGE:
+            source = Source(slug, path, model.kind, description, rec.body, model.model_invocation,
+                            model.user_invocable)
+        else:
+            source = Source(slug, path, "workflow", description, rec.body, model.auto_invoke,
+                            model.user_invocable, tuple(model.requires))
+        if not source.model and not source.user:
+            unfit.append(Unfit(path, "neither the model nor the user may invoke it "
+                                     "(model_invocation and user_invocable are both false)"))
+            continue
+        if slug in found:  # knowledge comes first in `files`: the workflow of the same name wins
+            unfit.append(Unfit(found[slug].path, f"{path} has the same name, and a workflow wins"))
+        found[slug] = source
+    return sorted(found.values(), key=lambda s: s.slug), unfit
