@@ -93,6 +93,7 @@ class RecordStore(Database):
     # -- freshness ---------------------------------------------------------------------------
     def refresh(self, *, postings: bool = False) -> RefreshStats:
         """Bring the store in step with the files (with `postings`, the search postings too)."""
+        self._refreshes += 1
         try:
             return self._refresh(postings)
         except sqlite3.DatabaseError:
@@ -101,7 +102,6 @@ class RecordStore(Database):
 
     def _refresh(self, postings: bool) -> RefreshStats:
         self._hashes = None
-        self._refreshes += 1
         if self._watch is not None:
             by_events = self._refresh_by_events(postings)
             if by_events is not None:
