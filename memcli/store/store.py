@@ -7,7 +7,8 @@ bytes hash the same is not parsed again. Files gone from the listing are dropped
 drop plus an add. Records that changed are parsed once (row.py), by helper processes when there
 are many (build.py). `refresh(postings=True)` also makes the search postings of every record that
 lacks them (postings.py): only search asks. Readers then query rows instead of parsing files; see
-the methods below.
+the methods below. A store refreshed again in the same process (a long-lived one) watches the
+record folders instead of listing them, where it can (watch.py).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def _tree() -> dict[str, frozenset[str]]:
 _TREE = _tree()
 
 
-def is_record_path(folder: str, name: str) -> bool:
+def _is_record_path(folder: str, name: str) -> bool:
     """Whether `name` in `folder` is where a record file sits (as the Listing counts them)."""
     if folder in _RECORD_DIRS:
         return name.endswith(".md") and not name.startswith(".")
@@ -141,7 +141,7 @@ class Watch:
                 continue
             if name in _TREE[folder]:  # a watched folder created, removed, renamed, its mode changed
                 lost = True
-            elif is_record_path(folder, name):
+            elif _is_record_path(folder, name):
                 out.add(posixpath.join(folder, name))
         if lost:
             self.arm()
