@@ -16,7 +16,7 @@ import pytest
 from store.kit import SRC, TS, write
 
 from memcli.search import SearchIndex
-from memcli.store import RecordStore, store_path
+from memcli.store import RecordStore, store_path, watch
 from memcli.store import listing as listing_module
 from memcli.store import store as store_module
 from memcli.workspace import Workspace
@@ -52,6 +52,8 @@ class Counted(listing_module.Listing):
 def watched(generated: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """A store of `generated` refreshed as a long-lived process does (watching from the second
     refresh on), and a check that its next refresh equals a full check from scratch."""
+    if watch._fs_types([os.path.realpath(generated)])[0] not in watch._LOCAL:
+        pytest.skip("the temporary folder is on a network or FUSE file system: no watch there")
     monkeypatch.setattr(store_module, "Listing", Counted)
     ws = Workspace.open(generated)
     index = SearchIndex(ws.root, store_path(ws.state_dir, ws.root))
@@ -209,3 +211,9 @@ def test_without_inotify_every_refresh_lists_and_answers_the_same(generated: Pat
             assert Counted.made == made + 1 + len(QUERIES) and index._watch is None  # every refresh
             with SearchIndex(ws.root) as fresh:
                 assert mine == _state(fresh)
+
+
+def test_the_file_system_of_a_folder_is_its_mount_s(tmp_path: Path) -> None:
+    proc, here = watch._fs_types(["/proc/self", os.path.realpath(tmp_path)])
+    assert proc == "proc" and "proc" not in watch._LOCAL  # (no watch where the kernel does not see writes)
+    assert here is not None and here != "proc"
