@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from memcli.anchors import path_problem
 from memcli.workspace import Kind
 
 # RFC 3339 §5.6 date-time: full date, 'T' (or 't' / a space, as §5.6 allows), full time with
@@ -123,8 +124,6 @@ def _source(value: Any) -> bool:  # models.Source
 
 
 def _anchor(value: Any) -> bool:  # models.AnchorItem
-    from memcli.anchors import path_problem
-
     value = anchor_item(value)
     if type(value) is not dict or "path" not in value or not value.keys() <= {"path", "symbol"}:
         return False

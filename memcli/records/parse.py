@@ -96,7 +96,7 @@ class ParsedRecord:
         that fields.plainly_valid passed was validated without pydantic: its model is built (and
         pydantic loaded) when a reader first asks for it, which the Linter never does."""
         if self._model is None and self._values is not None:
-            from memcli.records.models import MODELS
+            from memcli.records.models import MODELS  # here: pydantic only for a reader of the model
 
             assert self.kind is not None
             self._model = MODELS[self.kind].model_validate(self._values)
@@ -242,9 +242,9 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
         return
     # The models (pydantic behind them) load with the first record that is not plainly valid:
     # the commit hook linting a valid record it just edited needs neither.
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # here: the commit path on a valid record needs none
 
-    from memcli.records.models import MODELS
+    from memcli.records.models import MODELS  # here: (as pydantic)
 
     try:
         rec._model = MODELS[rec.kind].model_validate(values)

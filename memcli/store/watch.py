@@ -101,7 +101,7 @@ class Watch:
         """(Re)start watching, events queued from now on; False where it cannot (see above)."""
         self.close()
         try:
-            from inotify_simple import INotify  # Linux only (pyproject.toml)
+            from inotify_simple import INotify  # here: Linux only, and only a long-lived process
         except (ImportError, OSError):  # (OSError: a libc without inotify)
             return False
         try:
