@@ -13,8 +13,10 @@ round by round with its baselines (load from elsewhere hits them alike):
   memcli search QUERY      one query, output piped (as an agent's shell tool reads it)
   memcli lint --paths-only the commit path, one decision file: unchanged, and just edited (as at a
                            commit: the file is appended to before each of these runs)
-In one long-lived process (as the MCP server): SearchIndex.search (freshness check included)
-beside rank_bm25's BM25Okapi.get_top_n over the same records, query by query, alternated.
+In one long-lived process (one SearchIndex queried again and again, as a search service holds it;
+from its second refresh it watches the record folders, memcli/store/watch.py): SearchIndex.search
+(freshness check included) beside rank_bm25's BM25Okapi.get_top_n over the same records, query by
+query, alternated.
 Cold index build: SearchIndex.refresh() into an empty store, in a fresh process (its imports counted).
 With --before, every figure is taken for that checkout too (its own state folder), interleaved.
 Targets at 10 000 records (issue 26): context <= 0.25 s, search <= 0.2 s, lint one file <= 0.25 s,

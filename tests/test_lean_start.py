@@ -15,7 +15,8 @@ import pytest
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "workspace"
 IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)")
-NEVER = {"litellm", "openai", "tiktoken", "numpy", "mcp", "git", "httpx", "jsonschema"}
+# (inotify_simple: a short-lived process keeps the listing; a watch pays off only in a long one)
+NEVER = {"litellm", "openai", "tiktoken", "numpy", "mcp", "git", "httpx", "jsonschema", "inotify_simple"}
 CHANGED_RECORDS = {"yaml", "memcli.records.parse", "memcli.records.models"}  # only to parse a record
 SEARCH = {"snowballstemmer", "memcli.search"}
 CLI = {"typer", "click"}
@@ -65,3 +66,45 @@ def test_a_warm_command_imports_only_what_it_uses(warm: Path, name: str) -> None
     _imported(argv, warm)  # the first run fills the store, the caches and the context memo
     loaded = _imported(argv, warm)
     assert not loaded & unused, f"memcli {' '.join(argv)} imported {sorted(loaded & unused)}"
+
+
+# The commit path of a record edited just before (as at every commit): the record is read and
+# checked, YAML loaded, but a valid frontmatter is validated without pydantic and its models
+# (memcli/records/fields.py); only a record with a field error needs them, for the wording.
+EDITS = {
+    "body": lambda text: text + "\nOne more line.\n",
+    "frontmatter": lambda text: re.sub(r"updated_at: \S+", "updated_at: 2026-06-01T08:00:00Z", text, count=1),
+}
+EDITED_UNUSED = NEVER | SEARCH | CLI | {"rich", "pydantic", "pydantic_core", "memcli.records.models"}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("rel", ["knowledge/wal-mode.md", "memory/decisions/api-versioning.md"])
+def test_the_commit_path_of_a_just_edited_valid_record_loads_no_pydantic(tmp_path: Path, rel: str,
+                                                                         edit: str) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    argv = ["lint", "--paths-only", rel]
+    _imported(argv, root)  # the store and the Linter's cache filled
+    path = root / rel
+    before = path.read_text(encoding="utf-8")
+    path.write_text(EDITS[edit](before), encoding="utf-8")
+    assert path.read_text(encoding="utf-8") != before
+    loaded = _imported(argv, root)
+    assert "yaml" in loaded  # the record was read again
+    assert not loaded & EDITED_UNUSED, f"memcli {' '.join(argv)} imported {sorted(loaded & EDITED_UNUSED)}"
+
+
+def test_a_just_edited_record_with_a_field_error_is_worded_by_pydantic(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    rel = "knowledge/wal-mode.md"
+    path = root / rel
+    path.write_text(path.read_text(encoding="utf-8").replace("user_invocable: true", "user_invocable: maybe"),
+                    encoding="utf-8")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "from memcli.entry import main; main()",
+                           "lint", "--paths-only", rel], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1
+    assert "user_invocable: Input should be a valid boolean" in done.stdout, done.stdout
+    assert "import time:" in done.stderr and " pydantic" in done.stderr

@@ -1,9 +1,11 @@
-"""Pydantic models of the frontmatter of every record kind (spec 1 §3), and of `Source`."""
+"""Pydantic models of the frontmatter of every record kind (spec 1 §3), and of `Source`.
+
+The field rules they share with the check that passes a plainly valid frontmatter without pydantic
+(the timestamp, the anchor item) live in fields.py."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 import typing
 from typing import Annotated, Any, Literal
 
@@ -19,45 +21,18 @@ from pydantic import (
 )
 
 from memcli.records.anchors import path_problem
+from memcli.records.fields import FIELD_ALIASES as FIELD_ALIASES  # (kept importable from here)
+from memcli.records.fields import anchor_item as _anchor_item
+from memcli.records.fields import record_sources as record_sources
+from memcli.records.fields import timestamp as _timestamp
 from memcli.workspace import Kind
-
-# RFC 3339 §5.6 date-time: full date, 'T' (or 't' / a space, as §5.6 allows), full time with
-# seconds, and a zone. `datetime.fromisoformat` alone is looser (week dates, basic format, no
-# seconds) and stricter (no lower-case 'z'), so the shape is checked first.
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?P<zone>[Zz]|[+-]\d{2}:\d{2})?$")
-_EXAMPLE = "like 2026-04-27T10:00:00+09:00"
-
-
-def _timestamp(value: Any) -> dt.datetime:
-    """RFC 3339 with a time zone; YAML may already have made it a datetime."""
-    if isinstance(value, dt.datetime):
-        parsed = value
-    elif isinstance(value, dt.date):
-        raise ValueError(f"a date without a time; write an RFC 3339 timestamp {_EXAMPLE}")
-    elif isinstance(value, str):
-        match = _RFC3339.match(value.strip())
-        if match is None:
-            raise ValueError(f"{value!r} is not an RFC 3339 timestamp ({_EXAMPLE})")
-        if match["zone"] is None:
-            raise ValueError("the timestamp has no time zone; add one, e.g. +09:00 or Z")
-        text = value.strip().replace("t", "T").replace("z", "Z").replace(" ", "T")
-        try:
-            parsed = dt.datetime.fromisoformat(text)
-        except ValueError:  # e.g. month 13: the right shape, an impossible date
-            raise ValueError(f"{value!r} is not a valid date and time ({_EXAMPLE})") from None
-    else:
-        raise ValueError(f"expected an RFC 3339 timestamp ({_EXAMPLE}), got {type(value).__name__}")
-    if parsed.tzinfo is None or parsed.utcoffset() is None:
-        raise ValueError("the timestamp has no time zone; add one, e.g. +09:00 or Z")
-    return parsed
-
 
 Timestamp = Annotated[dt.datetime, BeforeValidator(_timestamp)]
 SlugRef = Annotated[StrictStr, Field(min_length=1)]
 
-# Validators are built on first use, not at import: the commit hook's warm lint imports these
-# models but never validates a record (the result cache knows every file), and building them all
-# is ~10 ms of its start-up.
+# Validators are built on first use, not at import: building them all is ~10 ms, and a process
+# that loads these models usually validates one kind or none (a plainly valid frontmatter is
+# checked without them: fields.py).
 _STRICT = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
@@ -92,11 +67,6 @@ class Source(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.session_id}:{self.range[0]}-{self.range[1]}"
-
-
-def _anchor_item(value: Any) -> Any:
-    """`src/app.py` is short for `{path: src/app.py}`."""
-    return {"path": value} if isinstance(value, str) else value
 
 
 class AnchorSpec(BaseModel):
@@ -167,9 +137,6 @@ MODELS: dict[Kind, type[_Record]] = {
     Kind.SUMMARY: Summary,
 }
 
-# The seeds spell `model_invocation` as `model_invokation`; accepted with a warning (spec 1 §3).
-FIELD_ALIASES: dict[str, str] = {"model_invokation": "model_invocation"}
-
 
 def _holds_source(annotation: Any) -> bool:
     return annotation is Source or any(_holds_source(arg) for arg in typing.get_args(annotation))
@@ -192,10 +159,3 @@ def cited_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Any]]:
         items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
         out.extend((name, item) for item in items)
     return out
-
-
-def record_sources(kind: Kind, meta: dict[str, Any]) -> list[Any]:
-    """The raw Source list a record carries (`sources`, or `last_sources` for knowledge)."""
-    key = "last_sources" if kind is Kind.KNOWLEDGE else "sources"
-    value = meta.get(key)
-    return value if isinstance(value, list) else []

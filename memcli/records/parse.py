@@ -12,6 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memcli.records.fields import FIELD_ALIASES, FIELDS, plainly_valid
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
 from memcli.workspace import Kind
@@ -75,12 +76,31 @@ class ParsedRecord:
     parse_line: int | None = None
     key_lines: dict[str, int] = field(default_factory=dict)
     issues: list[FieldIssue] = field(default_factory=list)
-    model: Any = None  # the validated pydantic model when the frontmatter is valid
     loaded: Loaded | None = field(default=None, repr=False, compare=False)  # see Loaded
+    # The validated model, or the values a plainly valid frontmatter gives it (see `model`).
+    _model: Any = field(default=None, init=False, repr=False, compare=False)
+    _values: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.parse_error is None
+
+    @property
+    def valid(self) -> bool:
+        """Whether the frontmatter validated against its kind's model (False when not validated)."""
+        return self._model is not None or self._values is not None
+
+    @property
+    def model(self) -> Any:
+        """The validated pydantic model when the frontmatter is valid, else None. A frontmatter
+        that fields.plainly_valid passed was validated without pydantic: its model is built (and
+        pydantic loaded) when a reader first asks for it, which the Linter never does."""
+        if self._model is None and self._values is not None:
+            from memcli.records.models import MODELS  # here: pydantic only for a reader of the model
+
+            assert self.kind is not None
+            self._model = MODELS[self.kind].model_validate(self._values)
+        return self._model
 
     def line_of(self, key: str) -> int | None:
         return self.key_lines.get(key)
@@ -181,14 +201,7 @@ def _shown(value: Any) -> str:
 
 def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
     assert rec.kind is not None
-    # The models (pydantic behind them) load with the first record to validate: reading a record
-    # for its raw values (the store, the reference rules, `why`) needs neither.
-    from pydantic import ValidationError
-
-    from memcli.records.models import FIELD_ALIASES, MODELS
-
-    model = MODELS[rec.kind]
-    known = set(model.model_fields)
+    known = set(FIELDS[rec.kind])
     values: dict[str, Any] = {}
     for key, value in meta.items():
         key_s = str(key)
@@ -224,8 +237,17 @@ def _validate(rec: ParsedRecord, meta: dict[str, Any]) -> None:
             guess = _near_miss(key_s, known)
             hint = f"; did you mean {guess!r}?" if guess else " (kept; memcli ignores it)"
             rec.issues.append(FieldIssue(key_s, "unknown", f"unknown field {key_s!r}{hint}", line))
+    if plainly_valid(rec.kind, values):
+        rec._values = values
+        return
+    # The models (pydantic behind them) load with the first record that is not plainly valid:
+    # the commit hook linting a valid record it just edited needs neither.
+    from pydantic import ValidationError  # here: the commit path on a valid record needs none
+
+    from memcli.records.models import MODELS  # here: (as pydantic)
+
     try:
-        rec.model = model.model_validate(values)
+        rec._model = MODELS[rec.kind].model_validate(values)
     except ValidationError as exc:
         seen: set[str] = set()
         for err in exc.errors():

@@ -50,6 +50,7 @@ class Listing:
     def __init__(self, root: Path) -> None:
         self.folders: list[tuple[str, list[str], array, array]] = []
         self.odd: list[str] = []
+        self.shared: list[str] = []  # record files with another hard link (see watch.py)
         # A record folder reached through a link: the Linter's walk does not follow it, so readers
         # that must agree with it read the files themselves (search follows it, as it always has).
         self.linked = any(os.path.islink(root / folder) for folder in ("memory", "knowledge", *RECORD_DIRS))
@@ -72,6 +73,8 @@ class Listing:
                         names.append(name)
                         stamps.extend((st.st_mtime_ns, st.st_size, st.st_ctime_ns))
                         inodes.append(st.st_ino)
+                        if st.st_nlink > 1:
+                            self.shared.append(f"{folder}/{name}")
             except OSError:
                 continue
             self.folders.append((folder + "/", names, stamps, inodes))
@@ -82,6 +85,8 @@ class Listing:
         if stat.S_ISREG(st.st_mode):
             stamps = array("q", (st.st_mtime_ns, st.st_size, st.st_ctime_ns))
             self.folders.append(("", [SUMMARY_PATH], stamps, array("Q", (st.st_ino,))))
+            if st.st_nlink > 1:
+                self.shared.append(SUMMARY_PATH)
         else:
             self.odd.append(SUMMARY_PATH)
 
@@ -102,6 +107,10 @@ class Listing:
         """The stamp of the `i`th file of the folder listed under `prefix`."""
         _, _, stamps, inodes = next(f for f in self.folders if f[0] == prefix)
         return stamps[3 * i], stamps[3 * i + 1], stamps[3 * i + 2], inodes[i] & _INO_MASK
+
+    @staticmethod
+    def stamp_of(st: os.stat_result) -> Stamp:
+        return st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino & _INO_MASK
 
     def files(self) -> dict[str, Stamp]:
         """Path → stamp (the inode cut to 63 bits: SQLite integers are signed)."""

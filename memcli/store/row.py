@@ -22,6 +22,7 @@ from typing import Any
 
 from memcli.records.anchors import anchors_of
 from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.records.fields import timestamp
 from memcli.records.parse import parse_record
 from memcli.recordtext import one_line
 from memcli.store import codec
@@ -70,18 +71,17 @@ def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
     body = rec.body if rec.meta is not None else rec.text
     description = _str(meta, "description") or ""
     invocation = meta.get("model_invocation", meta.get("model_invokation"))
-    model = rec.model
     updated_ts = entry = None
-    if model is not None:
-        updated_ts = model.updated_at.timestamp()
+    if rec.valid:  # the model's values, read without building it (pydantic stays unloaded)
+        updated_ts = timestamp(meta["updated_at"]).timestamp()
         if loc.kind is Kind.KNOWLEDGE:
-            entry = one_line(model.description)
+            entry = one_line(meta["description"])
     anchors = [[a.path, a.symbol] for a in anchors_of(meta)] if "anchors" in meta else []
     facts = RecordFacts.of(rec, data)
     return (
         loc.kind.value, loc.slug, _str(meta, "kind"), _str(meta, "status"), _str(meta, "replaced_by"),
         invocation if isinstance(invocation, bool) else None, rec.parse_error,
-        model is not None if loc.kind in _VALIDATED else None,
+        rec.valid if loc.kind in _VALIDATED else None,
         updated_ts, entry, json.dumps(anchors, ensure_ascii=False) if anchors else None,
         needle_bits(facts.needles), facts_blob(facts), description, description or first_line(body), body,
         codec.encode(rec.loaded) if rec.loaded is not None else None,

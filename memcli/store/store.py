@@ -7,7 +7,8 @@ bytes hash the same is not parsed again. Files gone from the listing are dropped
 drop plus an add. Records that changed are parsed once (row.py), by helper processes when there
 are many (build.py). `refresh(postings=True)` also makes the search postings of every record that
 lacks them (postings.py): only search asks. Readers then query rows instead of parsing files; see
-the methods below.
+the methods below. A store refreshed again in the same process (a long-lived one) watches the
+record folders instead of listing them, where it can (watch.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import os
 import sqlite3
+import stat
 from collections.abc import Iterable
 
 from memcli import __version__
@@ -24,6 +27,7 @@ from memcli.records.facts import NEEDLES, RecordFacts
 from memcli.store import diff
 from memcli.store.db import RACY_NS, Database, RefreshStats
 from memcli.store.listing import Listing, Stamp
+from memcli.store.watch import Watch
 from memcli.workspace import SUMMARY_PATH
 
 _DOC_COLUMNS = ("type, slug, kind, status, replaced_by, model_invocation, parse_error, valid, updated_ts,"
@@ -47,8 +51,25 @@ class RecordStore(Database):
         self.odd: list[str] = []  # set by refresh(): see Listing.odd
         self.linked = False  # set by refresh(): see Listing.linked
         self._hashes: dict[str, str] | None = None  # see hashes()
+        self._refreshes = 0
+        # From the second refresh on, the record folders are watched (watch.py): the files to look
+        # at come from the events, as long as no other connection wrote (`_version`).
+        self._watch: Watch | None = None
+        self._version: int | None = None  # PRAGMA data_version when the events last told all
+        self._count = 0  # record files, as of the last refresh
+        self._shared: set[str] = set()  # files with another hard link: lstat-ed at every refresh
+        self._pending: set[str] = set()  # files a refresh could not read: looked at again
         super().__init__(root, db_path)
         self._forget_rows_of_other_code()
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+        super().close()
+
+    def recover(self) -> None:
+        self._version = None  # a new connection: its data_version says nothing of the old one's
+        super().recover()
 
     def _forget_rows_of_other_code(self) -> None:
         """Rows are what memcli's parser made of each file: another version of that code (an
@@ -73,6 +94,7 @@ class RecordStore(Database):
     # -- freshness ---------------------------------------------------------------------------
     def refresh(self, *, postings: bool = False) -> RefreshStats:
         """Bring the store in step with the files (with `postings`, the search postings too)."""
+        self._refreshes += 1
         try:
             return self._refresh(postings)
         except sqlite3.DatabaseError:
@@ -81,8 +103,22 @@ class RecordStore(Database):
 
     def _refresh(self, postings: bool) -> RefreshStats:
         self._hashes = None
+        if self._watch is not None:
+            by_events = self._refresh_by_events(postings)
+            if by_events is not None:
+                return by_events
+        elif self._refreshes == 2:  # refreshed again: a long-lived process, worth a watch
+            self._watch = Watch(self.root)
+            if not self._watch.arm():
+                self._watch = None
+        data_version = self._data_version()  # before the listing: a write after it shows
         found = Listing(self.root)
         self.odd, self.linked = found.odd, found.linked
+        self._count, self._shared, self._pending = len(found), set(found.shared), set()
+        if self._watch is not None and self.linked:  # a record folder reached through a link
+            self._watch.close()
+            self._watch = None
+        self._version = data_version if self._watch is not None else None
         # The listing's digest equal to the stored one means nothing changed, without reading a
         # row. It is stored only while every file is trusted by its stamp.
         listing = found.digest()
@@ -108,6 +144,66 @@ class RecordStore(Database):
             elif stats.added or stats.updated:
                 self.set_meta("postings", None)
         return stats
+
+    def _data_version(self) -> int:
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def _refresh_by_events(self, postings: bool) -> RefreshStats | None:
+        """The watched refresh: the files the events name (and the hard-linked ones) compared with
+        their rows; None when a full check must do it (see watch.py)."""
+        assert self._watch is not None
+        paths = self._watch.changed()
+        if paths is None or self._data_version() != self._version:
+            if not self._watch.alive:  # lost and could not be set up again
+                self._watch.close()
+                self._watch = None
+            return None  # (the watch already queues what changes from now on)
+        paths |= self._shared | self._pending
+        if not paths:
+            return RefreshStats(unchanged=self._count)
+        files, gone = self._look_at(paths)
+        with self.writing():
+            known, trusted = self._rows([*files, *gone])
+            todo = [(rel, st) for rel, st in files.items() if trusted.get(rel) != st]
+            drop = [known[path][0] for path in gone if path in known]
+            stats, complete = self._update(todo, known, drop, 0, postings)
+            if not postings and (stats.added or stats.updated):
+                self.set_meta("postings", None)
+        self._pending = set() if complete else {rel for rel, _ in todo}
+        self._count += stats.added - stats.removed
+        return RefreshStats(stats.added, stats.updated, stats.removed,
+                            self._count - stats.added - stats.updated, stats.read)
+
+    def _look_at(self, paths: set[str]) -> tuple[dict[str, Stamp], list[str]]:
+        """(path → stamp of the regular files, the paths that are not one) among `paths` and the
+        record files sharing an inode with one of them; `odd` and the hard-linked files updated."""
+        files: dict[str, Stamp] = {}
+        gone: list[str] = []
+        todo, seen = list(paths), set(paths)
+        while todo:
+            rel = todo.pop()
+            try:
+                st = os.lstat(self.root / rel)
+            except OSError:
+                st = None
+            if rel in self.odd:
+                self.odd.remove(rel)
+            if st is None or not stat.S_ISREG(st.st_mode):
+                if st is not None:
+                    self.odd.append(rel)  # a link or a folder: left to readers, as listed
+                gone.append(rel)
+                self._shared.discard(rel)
+                continue
+            files[rel] = Listing.stamp_of(st)
+            if st.st_nlink == 1:
+                self._shared.discard(rel)
+                continue
+            self._shared.add(rel)  # an edit through the other name shows here only by lstat
+            for (other,) in self.conn.execute("SELECT path FROM docs WHERE ino = ?", (files[rel][3],)):
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return files, gone
 
     def _rows(self, paths: list[str] | None = None) -> tuple[dict[str, tuple[int, str]], dict[str, Stamp]]:
         """(path → (id, content hash), path → stamp of the rows whose stamp can be trusted) of

@@ -7,19 +7,12 @@ from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule
+from memcli.records.fields import record_sources
 from memcli.tokens import EstimateCounter
 from memcli.workspace import Kind
 
 if TYPE_CHECKING:
     from memcli.records.parse import ParsedRecord
-
-
-def _record_sources(kind: Kind | None, meta: dict | None) -> list:
-    """`records.models.record_sources`: the models (pydantic behind them) load only when a record
-    is checked, which a warm commit hook never does (the findings come from the cache)."""
-    from memcli.records.models import record_sources  # here: see the docstring
-
-    return record_sources(kind, meta)
 
 _CAPPED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
 _SOURCED = (Kind.DECISION, Kind.REQUEST, Kind.KNOWLEDGE)
@@ -106,7 +99,7 @@ class LowValueLarge(Rule):
     def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
         if rec.kind not in _SOURCED or rec.meta is None:
             return
-        n = len(_record_sources(rec.kind, rec.meta))
+        n = len(record_sources(rec.kind, rec.meta))
         if 1 <= n <= ctx.config.low_value_max_sources and len(rec.body) > ctx.config.low_value_body_chars:
             yield self.finding(
                 rec.path,
@@ -131,7 +124,7 @@ class SourcesOverflow(Rule):
         if rec.kind not in _SOURCED or rec.meta is None:
             return
         key = "last_sources" if rec.kind is Kind.KNOWLEDGE else "sources"
-        n = len(_record_sources(rec.kind, rec.meta))
+        n = len(record_sources(rec.kind, rec.meta))
         if n > ctx.config.sources_overflow:
             yield self.finding(
                 rec.path,
