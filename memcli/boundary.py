@@ -21,7 +21,7 @@ def crash_log_dir() -> Path:
 
 
 def _write_crash_log(exc: BaseException) -> Path | None:
-    # Imported here: every command passes through this module, only a crash needs them.
+    # here: every command passes through this module; only a crash needs them
     import datetime as dt
     import platform
     import traceback

@@ -111,7 +111,7 @@ def lists_all(skills: list[Listed], root: Path) -> Listing:
 def folder_skills(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]:  # type: ignore[assignment]
     """The skills in a skills folder (`<name>/SKILL.md`) as an agent lists them, those in `skip`
     left out; a file whose frontmatter cannot be read counts by its folder's name."""
-    import yaml
+    import yaml  # here: only skills sync lists a skills folder; the hooks' start-up paths load this module
 
     out = []
     try:

@@ -31,6 +31,7 @@ def workspace_or_here(workspace: Path | None, need: bool) -> Any:
     """The workspace, or where none is found and `need` is false (transcript paths were given:
     they are read outside a workspace too), this folder with the default config and no state folder,
     so nothing is cached."""
+    # here: as in open_workspace
     from memcli.config import Config
     from memcli.workspace import Workspace
 
@@ -51,7 +52,7 @@ def json_format(fmt: str, as_json: bool, default: str) -> str:
 
 def workspace_of_paths(paths: list[Path] | None) -> Path | None:
     """Paths passed without --workspace: the workspace above the first one."""
-    from memcli.workspace import find_root
+    from memcli.workspace import find_root  # here: as in open_workspace
 
     if not paths:
         return None

@@ -33,6 +33,7 @@ from memcli.gc import RecordUsage, build_report
 from memcli.llm import Gateway, preload
 from memcli.metrics import candidate_report, load_metrics
 from memcli.provenance import Trust
+from memcli.skills.after import after_consolidation
 from memcli.team import staging as shared
 from memcli.tools import ToolSession
 from memcli.workspace import Workspace
@@ -224,6 +225,4 @@ def run(ws: Workspace, opts: Options) -> int:
 def _skills(ws: Workspace, done: list[str]) -> None:
     """The changed knowledge as the wired agents' skills, committed after a commit (memcli.skills)."""
     if "committed" in done or "applied" in done:
-        from memcli.skills.after import after_consolidation
-
         after_consolidation(ws, committed="committed" in done)

@@ -163,7 +163,7 @@ def _without_skills(workspace: Workspace, shown: list[Entry], agent: str | None)
     it does."""
     if agent is None:
         return shown, 0
-    from memcli.skills.resident import listed_whole
+    from memcli.skills.resident import listed_whole  # here: a session start without --agent reads no skills
 
     whole = listed_whole(workspace, agent)
     kept = [e for e in shown if whole.get(e.slug) != e.path]

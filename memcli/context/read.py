@@ -136,6 +136,7 @@ def from_files(workspace: Workspace, snapshot: Snapshot | None = None,
                entries: tuple[list[Entry], list[str]] | None = None) -> Resident:
     """(entries with anchor marks, skipped, summary lines, summary path), read from the files
     (`snapshot`'s, and `entries` when the caller has them already)."""
+    # here: a session start answered from the store never reads files as the Linter does
     from memcli.lint.snapshot import Snapshot
 
     snap = snapshot or Snapshot(workspace)
@@ -171,7 +172,7 @@ def _read_store(workspace: Workspace, store: RecordStore) -> Resident | None:
     odd = [p for p in store.odd if p == SUMMARY_PATH or p.startswith(KIND_DIRS[Kind.KNOWLEDGE] + "/")]
     snap = None
     if odd:  # links and folders named like records: read as the Linter reads them
-        from memcli.lint.snapshot import Snapshot
+        from memcli.lint.snapshot import Snapshot  # here: as in read_files
 
         snap = Snapshot(workspace, files=odd)
         rows += resident_rows(snap)

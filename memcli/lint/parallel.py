@@ -87,7 +87,7 @@ def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int]
 
 
 def _collect(pid: int, read: int) -> list[_Result] | None:
-    import pickle
+    import pickle  # here: only a build large enough to fork reads its helpers' results
 
     try:
         with os.fdopen(read, "rb") as fh:

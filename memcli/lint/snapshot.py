@@ -149,7 +149,7 @@ class Snapshot:
         rec = self._records.get(path)
         if rec is not None:
             return rec
-        from memcli.records.parse import ParsedRecord, parse_record  # only to read a record
+        from memcli.records.parse import ParsedRecord, parse_record  # here: only to read a record
 
         loc: Location = locate(path)
         data, error = self.raw(path)

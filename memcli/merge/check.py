@@ -118,7 +118,7 @@ def problems(text: str, path: str, sides: tuple[str, ...] = ()) -> list[str]:
     known = {line for side in sides for line in side.split("\n")}
     new = "\n".join(line for line in text.split("\n") if line not in known)
     if new.strip():
-        from memcli.secrets import find_secrets  # only when there is a line to scan: it costs ~15 ms
+        from memcli.secrets import find_secrets  # here: only when there is a line to scan: it costs ~15 ms
 
         if any(True for _ in find_secrets(new)):
             out.append("the merged text contains something that looks like a secret")

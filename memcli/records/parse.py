@@ -34,7 +34,7 @@ def loader_class() -> type:
     and recurring values of thousands of records are resolved once instead of once each. Built
     on first use: the commit hook's warm lint parses no record and need not import PyYAML.
     """
-    import yaml
+    import yaml  # here: see the docstring
 
     class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
@@ -108,7 +108,7 @@ class ParsedRecord:
 
 def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]:
     """Top-level key → line (1-based, in file), and (message, line) of each duplicate key."""
-    import yaml
+    import yaml  # here: PyYAML only when a record is parsed (loader_class says why)
 
     lines: dict[str, int] = {}
     duplicates: list[tuple[str, int]] = []
@@ -124,6 +124,7 @@ def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]
 
 
 def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]:
+    # here: PyYAML only when a record is parsed (loader_class says why)
     import yaml
 
     from memcli.records import fastyaml

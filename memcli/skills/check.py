@@ -38,7 +38,7 @@ def description_problem(description: Any) -> str | None:
 
 def skill_problems(data: bytes, folder_name: str) -> list[tuple[int | None, str]]:
     """(line, what to fix) for each thing the agents reject in this SKILL.md."""
-    import yaml
+    import yaml  # here: the Linter loads this module; PyYAML only when a SKILL.md is read
 
     text, error, line = decode(data)
     if text is None:

@@ -25,7 +25,7 @@ IGNORE_ALL = b"*\n"
 
 
 def _frontmatter(meta: dict[str, Any]) -> str:
-    import yaml
+    import yaml  # here: an unchanged skills sync writes no SKILL.md and loads no PyYAML
 
     return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1_000_000)
 

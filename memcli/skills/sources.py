@@ -71,7 +71,7 @@ def file_digest(data: bytes) -> str:
 
 def read_sources(files: list[tuple[str, bytes]]) -> tuple[list[Source], list[Unfit]]:
     """The records of `files` that become skills (by slug), and those that cannot, with why."""
-    from memcli.records.parse import parse_record
+    from memcli.records.parse import parse_record  # here: an unchanged skills sync parses no record
 
     found: dict[str, Source] = {}
     unfit: list[Unfit] = []

@@ -29,7 +29,7 @@ def load(state_dir: Path) -> dict[str, Any]:
 
 
 def save(state_dir: Path, data: dict[str, Any]) -> None:
-    from memcli.atomicio import atomic_write_text
+    from memcli.atomicio import atomic_write_text  # here: an unchanged skills sync writes nothing
 
     try:
         state_dir.mkdir(parents=True, exist_ok=True)

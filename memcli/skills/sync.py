@@ -43,7 +43,7 @@ class Result:
     unchanged: bool = False  # the fast path: nothing was read again
 
     def to_json_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
+        from dataclasses import asdict  # here: an unchanged sync prints text, never JSON, unless asked
 
         return {"schema": "memcli.skills.sync", "version": 1, **asdict(self)}
 
@@ -165,13 +165,13 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
 
 
 def _source_of(files: dict[str, bytes]) -> str:
-    import json
+    import json  # here: only a sync that changes something reads a marker
 
     return str(json.loads(files[render.MARKER])["source"])
 
 
 def _apply(root: Path, plan: _Plan, result: Result) -> None:
-    from memcli.atomicio import atomic_delete, atomic_write_bytes
+    from memcli.atomicio import atomic_delete, atomic_write_bytes  # here: an unchanged sync writes nothing
 
     for rel, files in sorted(plan.writes.items()):
         if render.MARKER in files:  # the claim first: an interrupted write is finished next time
@@ -202,7 +202,7 @@ def _apply(root: Path, plan: _Plan, result: Result) -> None:
 def _listings(root: Path, sources: list[Source], desired: dict[str, dict[str, dict[str, bytes]]],
               targets: list[Target], plan: _Plan) -> dict[str, dict[str, Any]]:
     """Per agent: how many of its skills it lists, and which shortened, by name only, or not at all."""
-    from memcli.agents.parts import Listed
+    from memcli.agents.parts import Listed  # here: an unchanged sync answers from the last report
 
     by_slug = {s.slug: s for s in sources}
     out: dict[str, dict[str, Any]] = {}

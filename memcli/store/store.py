@@ -266,7 +266,7 @@ class RecordStore(Database):
         complete = read == len(todo)
         if not changed:
             return RefreshStats(0, 0, len(gone), unchanged, read), complete
-        from memcli.store.build import read_rows  # the parser and its models: only to parse a record
+        from memcli.store.build import read_rows  # here: the parser and its models, only to parse a record
 
         olds = [known[rel][0] for rel, *_ in changed if rel in known]
         for doc_id in olds:

@@ -42,6 +42,7 @@ def similar_groups(
         return []
     if seeds is not None:
         return sorted(g for g in _groups_around(seeds, slugs, distance) if len(g) >= min_size)
+    # here: rapidfuzz only when the rule compares every slug (the commit hook's warm lint never does)
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 

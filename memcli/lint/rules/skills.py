@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule, Scope
+from memcli.recordtext import one_line
 from memcli.skills.place import is_skill_file, skill_folders
 from memcli.workspace import Kind
 
@@ -47,7 +48,7 @@ class SkillInvalid(Rule):
     code, alias, severity, scope = "skill-invalid", "E19", Severity.ERROR, Scope.WORKSPACE
 
     def check_workspace(self, ctx: Context) -> Iterator[Finding]:
-        from memcli.skills.check import skill_problems
+        from memcli.skills.check import skill_problems  # here: only a workspace with skills loads the check
 
         root = str(ctx.snapshot.root)
         if ctx.targets is None:
@@ -84,8 +85,7 @@ class SkillUnfit(Rule):
         description = rec.meta.get("description")
         if not isinstance(description, str):
             return  # missing-field / invalid-field say so
-        from memcli.recordtext import one_line
-        from memcli.skills.check import description_problem
+        from memcli.skills.check import description_problem  # here: as above, for a record that is checked
 
         invoked = rec.meta.get("model_invocation", rec.meta.get("model_invokation"))
         if invoked is True and len(description) > ctx.config.description_max_chars:
@@ -118,7 +118,7 @@ class SkillNameTaken(Rule):
             if ctx.touches([knowledge[slug], workflows[slug]]):
                 yield self.finding(knowledge[slug], None, f"{workflows[slug]} has the same name, and "
                                    "its skill wins: rename one of them to make both skills")
-        from memcli.skills.render import MARKER
+        from memcli.skills.render import MARKER  # here: as above
 
         root = str(snap.root)
         records = {**knowledge, **workflows}

@@ -76,7 +76,7 @@ class SourceNotProvided(Rule):
     code, alias, severity, scope = "source-not-provided", "E15", Severity.ERROR, Scope.TOOL
 
     def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
-        from memcli.records.models import cited_sources  # (the models load when a change is checked)
+        from memcli.records.models import cited_sources  # here: the models load when a change is checked
 
         if change.allowed_sources is None or change.content is None:
             return
