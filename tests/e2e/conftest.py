@@ -1,4 +1,5 @@
-"""The real-agent suite: Claude Code, Codex CLI and Gemini CLI from npm, at the versions pinned in
+"""The real-agent suite: Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, Pi and OpenCode from
+npm, at the versions pinned in
 tests/e2e/package.json, each run against a scripted model server on 127.0.0.1 that speaks its own API
 (tests/support/agent_server.py and its subclasses). Nothing here reaches the network.
 

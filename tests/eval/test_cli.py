@@ -83,7 +83,7 @@ def test_no_git_history_is_unknown_not_false(tmp_path, capsys) -> None:
     assert any("not a git repository" in n for n in doc["notes"])
 
 
-def test_the_real_transcripts_of_four_agents(tmp_path, capsys) -> None:
+def test_the_real_transcripts_of_every_agent(tmp_path, capsys) -> None:
     (tmp_path / "memory").mkdir()
     code, out, _ = run(capsys, "eval", "--path", str(FIXTURES), "-w", str(tmp_path), "--json")
     doc = json.loads(out)
