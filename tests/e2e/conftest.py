@@ -1,7 +1,7 @@
 """The real-agent suite: Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI, Pi and OpenCode from
-npm, at the versions pinned in
-tests/e2e/package.json, each run against a scripted model server on 127.0.0.1 that speaks its own API
-(tests/support/agent_server.py and its subclasses). Nothing here reaches the network.
+npm, at the versions pinned in tests/e2e/package.json, each run against a scripted model server on
+127.0.0.1 that speaks its own API (tests/support/agent_server.py and its subclasses). Nothing here
+reaches the network.
 
 The agents are installed by `npm ci --prefix tests/e2e` (.ci/run does it). Where they are missing the
 tests are skipped, unless MEMCLI_E2E=require (set by .ci/run), which turns a missing agent into a
