@@ -48,6 +48,16 @@ def atomic_write_text(path: Path | str, text: str, *, mode: int | None = None) -
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
 
 
+def durable_append(path: Path | str, line: str) -> None:
+    """Append one line (a ledger's row) and fsync it: an append-only log grows, never replaced whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def atomic_delete(path: Path | str) -> None:
     """Remove a file and make the removal durable; a missing file is not an error."""
     path = Path(path)

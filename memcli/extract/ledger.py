@@ -20,11 +20,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from memcli.atomicio import durable_append
 from memcli.transcript.model import Entry, SessionInfo
 
 LEDGER = "extract-ledger.jsonl"
@@ -103,11 +103,7 @@ class Ledger:
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:
             self._apply(row)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+            durable_append(self.path, line)
 
     # -- queries -------------------------------------------------------------------------------
     def spans(self, key: str) -> list[Span]:

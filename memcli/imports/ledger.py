@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from memcli.atomicio import durable_append
 
 LEDGER = "import-ledger.jsonl"
 
@@ -88,11 +89,7 @@ class Ledger:
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:
             self._apply(row)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+            durable_append(self.path, line)
 
     # -- queries -------------------------------------------------------------------------------
     def imported(self, source: str) -> set[str]:
