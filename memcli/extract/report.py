@@ -18,24 +18,26 @@ if TYPE_CHECKING:
 KINDS = ("decisions", "discussions", "attempts", "requests")
 
 
-class Tally:
-    def __init__(self, todo: Plan) -> None:
+class Counts:
+    """What a run of model calls over chunks adds up to: extract's tally, and the import's."""
+
+    def __init__(self, todo: Any, statuses: tuple[str, ...]) -> None:
         self.plan = todo
-        self.status: dict[str, int] = {"done": 0, "recovered": 0, "failed": 0, "error": 0, "skipped": 0}
+        self.status = dict.fromkeys(statuses, 0)
         self.items = dict.fromkeys(KINDS, 0)
         self.prompt_tokens = self.completion_tokens = self.calls = 0
         self.cost: float | None = None
         self.failures: list[str] = []
         self.fatal: str | None = None
         self.interrupted = False  # Ctrl-C: what was received is kept, the rest waits for the next run
-        self.redactions = sum(w.chunk.redactions for w in todo.work)
 
     @property
     def failed(self) -> int:
         return self.status["failed"]
 
-    def add(self, work: Work, status: str, items: ExtractedItems | None, usage: CallUsage | None,
-            error: str | None) -> None:
+    def count(self, source: str, span: tuple[int, int], status: str, items: ExtractedItems | None,
+              usage: CallUsage | None, error: str | None) -> None:
+        """One chunk's outcome: the chunk `span` of `source` (a session, a document)."""
         self.status[status] += 1
         if items is not None:
             for kind in KINDS:
@@ -46,11 +48,22 @@ class Tally:
             self.calls += usage.calls
             if usage.cost_usd is not None:
                 self.cost = (self.cost or 0.0) + usage.cost_usd
-        where = f"{work.info.session_id}:{work.chunk.range[0]}-{work.chunk.range[1]}"
         if status == "failed":
-            self.failures.append(f"{where}: {error}")
+            self.failures.append(f"{source}:{span[0]}-{span[1]}: {error}")
         elif status == "error" and self.fatal is None:
             self.fatal = error
+
+
+class Tally(Counts):
+    plan: Plan
+
+    def __init__(self, todo: Plan) -> None:
+        super().__init__(todo, ("done", "recovered", "failed", "error", "skipped"))
+        self.redactions = sum(w.chunk.redactions for w in todo.work)
+
+    def add(self, work: Work, status: str, items: ExtractedItems | None, usage: CallUsage | None,
+            error: str | None) -> None:
+        self.count(work.info.session_id, work.chunk.range, status, items, usage, error)
 
     def keep(self, items: ExtractedItems) -> None:
         """Items staged outside a chunk's own result (`memcli_remember` calls staged up front)."""

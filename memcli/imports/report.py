@@ -7,51 +7,28 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract.prepare import estimate_tokens
+from memcli.extract.report import Counts
 from memcli.imports import prompt
 from memcli.imports.plan import Document, Plan, Work
 
 if TYPE_CHECKING:
     from memcli.llm import CallUsage
     from memcli.staging import ExtractedItems
-
-KINDS = ("decisions", "discussions", "attempts", "requests")
 _SHOWN = 100  # characters of a block shown in the dry run
 
 
-class Tally:
-    def __init__(self, todo: Plan, recovered: int = 0) -> None:
-        self.plan = todo
-        self.recovered = recovered  # chunks a killed run had written, finished without the model
-        self.status = {"done": 0, "failed": 0, "error": 0, "skipped": 0}
-        self.items = dict.fromkeys(KINDS, 0)
-        self.files = 0
-        self.prompt_tokens = self.completion_tokens = self.calls = 0
-        self.cost: float | None = None
-        self.failures: list[str] = []
-        self.fatal: str | None = None
-        self.interrupted = False
+class Tally(Counts):
+    plan: Plan
 
-    @property
-    def failed(self) -> int:
-        return self.status["failed"]
+    def __init__(self, todo: Plan, recovered: int = 0) -> None:
+        super().__init__(todo, ("done", "failed", "error", "skipped"))
+        self.recovered = recovered  # chunks a killed run had written, finished without the model
+        self.files = 0
 
     def add(self, work: Work, status: str, items: ExtractedItems | None, files: int,
             usage: CallUsage | None, error: str | None) -> None:
-        self.status[status] += 1
         self.files += files
-        for kind in KINDS:
-            self.items[kind] += len(getattr(items, kind)) if items is not None else 0
-        if usage is not None:
-            self.prompt_tokens += usage.prompt_tokens
-            self.completion_tokens += usage.completion_tokens
-            self.calls += usage.calls
-            if usage.cost_usd is not None:
-                self.cost = (self.cost or 0.0) + usage.cost_usd
-        where = f"{work.source.id}:{work.chunk.range[0]}-{work.chunk.range[1]}"
-        if status == "failed":
-            self.failures.append(f"{where}: {error}")
-        elif status == "error" and self.fatal is None:
-            self.fatal = error
+        self.count(work.source.id, work.chunk.range, status, items, usage, error)
 
     def as_dict(self) -> dict[str, Any]:
         docs = self.plan.documents
