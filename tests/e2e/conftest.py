@@ -10,15 +10,21 @@ failure, so CI can never pass by skipping them.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import subprocess
 import sysconfig
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 BIN = HERE / "node_modules" / ".bin"
+STAGING_WAIT_S = 60  # how long a test waits for the capture worker's staging items
 MEMCLI_BIN = Path(sysconfig.get_paths()["scripts"])  # where `pip install` put the memcli executable
 
 DECISION = """---
@@ -59,6 +65,26 @@ def agent_binary(name: str) -> Path:
 def run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 120,
         **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def wait_for_staging(root: Path) -> list[dict[str, Any]]:
+    """The staging items in `root` once there are any, or [] after STAGING_WAIT_S (a capture worker
+    extracts after the agent exits)."""
+    deadline = time.monotonic() + STAGING_WAIT_S
+    while True:
+        files = (root / "memory" / "_staging").glob("*.json")
+        found = [json.loads(p.read_text(encoding="utf-8")) for p in files]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def stop_capture_workers() -> None:
+    """The capture workers this test's hooks or extension started (their pid files are in its state
+    folder)."""
+    for pid_file in Path(os.environ["MEMCLI_STATE_DIR"]).glob("hooks/capture-*.pid"):
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
 @pytest.fixture

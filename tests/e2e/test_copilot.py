@@ -19,15 +19,11 @@ reports no failure. A run before the folder is trusted shows what the trust step
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import time
 from pathlib import Path
 from typing import Any
 
-from e2e.conftest import HERE, agent_binary, run
+from e2e.conftest import HERE, agent_binary, run, stop_capture_workers, wait_for_staging
 from support.agent_server import Request, ScriptedServer, Turn
 from support.chat_completions_server import ChatCompletionsServer
 
@@ -37,7 +33,6 @@ RULE = "Lint Python with ruff, not flake8."
 REMEMBER = Turn(tool="memcli-memcli_remember", args={"kind": "rule", "text": RULE})
 ANSWER = Turn(text="Nightly `sqlite3 .backup` to the NAS; ruff noted.")
 MEMCLI_TOOLS = {f"memcli-memcli_{t}" for t in ("search", "read", "context", "source", "remember")}
-STAGING_WAIT_S = 60
 # Copilot unpacks its 235 MB package into its cache folder on first start: one for the whole suite
 CACHE = HERE / "node_modules" / ".cache" / "copilot"
 
@@ -77,22 +72,6 @@ def session_of(stdout: str) -> str:
                  if (obj := json.loads(line)).get("type") == "result"]
     return result["sessionId"]
 
-
-def wait_for_staging(root: Path) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + STAGING_WAIT_S
-    while True:
-        files = (root / "memory" / "_staging").glob("*.json")
-        found = [json.loads(p.read_text(encoding="utf-8")) for p in files]
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
-
-
-def stop_capture_workers() -> None:
-    """The capture workers the hooks of this test started (their pid files are in its state folder)."""
-    for pid_file in Path(os.environ["MEMCLI_STATE_DIR"]).glob("hooks/capture-*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
 def test_copilot_cli_session_with_memcli(project: Path, agent_env: dict[str, str]) -> None:

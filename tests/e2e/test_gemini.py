@@ -13,15 +13,11 @@ to the scripted server and be logged there: the test asserts there is none.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import time
 from pathlib import Path
 from typing import Any
 
-from e2e.conftest import agent_binary, run
+from e2e.conftest import agent_binary, run, stop_capture_workers, wait_for_staging
 from support.agent_server import Request, Turn
 from support.gemini_server import GeminiServer
 
@@ -31,7 +27,6 @@ RULE = "Lint Python with ruff, not flake8."
 REMEMBER = Turn(tool="mcp_memcli_memcli_remember", args={"kind": "rule", "text": RULE})
 ANSWER = Turn(text="Nightly `sqlite3 .backup` to the NAS; ruff noted.")
 MEMCLI_TOOLS = {f"mcp_memcli_memcli_{t}" for t in ("search", "read", "context", "source", "remember")}
-STAGING_WAIT_S = 60
 
 
 def trust_folder(home: Path, folder: Path) -> None:
@@ -70,22 +65,6 @@ def responses(request: Request, name: str) -> list[dict[str, Any]]:
     return [p["functionResponse"]["response"] for c in request.body.get("contents", [])
             for p in c.get("parts", []) if p.get("functionResponse", {}).get("name") == name]
 
-
-def wait_for_staging(root: Path) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + STAGING_WAIT_S
-    while True:
-        files = (root / "memory" / "_staging").glob("*.json")
-        found = [json.loads(p.read_text(encoding="utf-8")) for p in files]
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
-
-
-def stop_capture_workers() -> None:
-    """The capture workers the hooks of this test started (their pid files are in its state folder)."""
-    for pid_file in Path(os.environ["MEMCLI_STATE_DIR"]).glob("hooks/capture-*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
 def test_gemini_cli_session_with_memcli(project: Path, agent_env: dict[str, str]) -> None:

@@ -21,14 +21,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from e2e.conftest import agent_binary, run
+from e2e.conftest import STAGING_WAIT_S, agent_binary, run, stop_capture_workers, wait_for_staging
 from support.agent_server import Request, Turn
 from support.anthropic_server import AnthropicServer
 
@@ -39,7 +38,6 @@ REMEMBER = Turn(tool="memcli_remember", args={"kind": "rule", "text": RULE})
 ANSWER = Turn(text="Nightly `sqlite3 .backup` to the NAS; ruff noted.")
 MEMCLI_TOOLS = {"memcli_search", "memcli_read", "memcli_context", "memcli_source", "memcli_remember"}
 MODEL = "local/scripted"
-STAGING_WAIT_S = 60
 
 
 def user_setup(home: Path, server: AnthropicServer) -> None:
@@ -68,22 +66,6 @@ def tool_results(request: Request) -> list[dict[str, Any]]:
     return [block for message in request.body["messages"] if isinstance(message["content"], list)
             for block in message["content"] if block.get("type") == "tool_result"]
 
-
-def wait_for_staging(root: Path) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + STAGING_WAIT_S
-    while True:
-        files = (root / "memory" / "_staging").glob("*.json")
-        found = [json.loads(p.read_text(encoding="utf-8")) for p in files]
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
-
-
-def stop_capture_workers() -> None:
-    """The capture workers the extension of this test started (their pid files are in its state folder)."""
-    for pid_file in Path(os.environ["MEMCLI_STATE_DIR"]).glob("hooks/capture-*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
 def test_pi_session_with_memcli(project: Path, agent_env: dict[str, str]) -> None:

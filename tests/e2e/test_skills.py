@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.conftest import agent_binary, run
+from e2e.conftest import agent_binary, run, stop_capture_workers
 from e2e.test_claude_code import accept_trust_dialog, claude_env, texts
 from e2e.test_codex import KEY_VAR, codex_config, codex_exec, trust
-from e2e.test_gemini import gemini_env, stop_capture_workers, trust_folder, user_settings
+from e2e.test_gemini import gemini_env, trust_folder, user_settings
 from support.agent_server import Turn
 from support.anthropic_server import AnthropicServer
 from support.gemini_server import GeminiServer
