@@ -10,9 +10,7 @@ wrong in a helper (it crashed, was killed, raised) just means the parent checks 
 
 from __future__ import annotations
 
-import os
-import threading
-
+from memcli import forked
 from memcli.lint.finding import Finding
 from memcli.lint.record import check_file, record_findings
 from memcli.lint.rules.base import Context
@@ -25,22 +23,14 @@ MAX_PROCS = 8
 _Result = tuple[str, bytes | None, list[Finding], RecordFacts | None]
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def procs_for(snapshot: Snapshot, count: int) -> int:
     """How many processes to check `count` files with (1: do it here, alone)."""
-    # A forked child gets only the calling thread; locks other threads held would stay locked.
-    if not hasattr(os, "fork") or snapshot.overlay or threading.active_count() > 1:
+    if not forked.can_fork() or snapshot.overlay:
         return 1
     todo = count if snapshot.cache is None else count - snapshot.cache.known_files()
     if todo < MIN_FILES:
         return 1
-    return max(1, min(_cores(), MAX_PROCS, todo // (MIN_FILES // 2)))
+    return max(1, min(forked.cores(), MAX_PROCS, todo // (MIN_FILES // 2)))
 
 
 def _check_share(snapshot: Snapshot, paths: list[str], ctx: Context) -> list[_Result]:
@@ -60,47 +50,19 @@ def _check_share(snapshot: Snapshot, paths: list[str], ctx: Context) -> list[_Re
 
 def _fork(snapshot: Snapshot, paths: list[str], ctx: Context) -> tuple[int, int] | None:
     """Start a helper checking `paths`; (pid, read end of its result pipe), or None if it cannot."""
-    try:
-        read, write = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        return None
-    if pid == 0:  # the helper: compute, hand the results over, and leave without cleanup
-        code = 1
-        try:
-            import pickle  # here: only a lint of thousands of files forks helpers
+    import pickle  # here: only a lint of thousands of files forks helpers
 
-            os.close(read)
-            results = _check_share(snapshot, paths, ctx)
-            with os.fdopen(write, "wb") as out:
-                pickle.dump(results, out, protocol=pickle.HIGHEST_PROTOCOL)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    return pid, read
+    return forked.start(lambda: pickle.dumps(_check_share(snapshot, paths, ctx), pickle.HIGHEST_PROTOCOL))
 
 
 def _collect(pid: int, read: int) -> list[_Result] | None:
-    import pickle  # here: only a build large enough to fork reads its helpers' results
+    import pickle  # here: as in _fork
 
+    data = forked.collect(pid, read)
     try:
-        with os.fdopen(read, "rb") as fh:
-            data = fh.read()
-    finally:
-        _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    try:
-        return pickle.loads(data)
+        return pickle.loads(data) if data is not None else None
     except Exception:
         return None
-
 
 def check_in_parallel(
     snapshot: Snapshot, paths: list[str], ctx: Context, procs: int

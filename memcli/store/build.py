@@ -11,10 +11,9 @@ the parent parses that share itself.
 from __future__ import annotations
 
 import marshal
-import os
-import threading
 from typing import Any
 
+from memcli import forked
 from memcli.store.row import FIELDS, read_row
 
 MIN_FILES = 1500  # changed files before a second process pays for itself
@@ -34,18 +33,10 @@ def _row(rel: str, data: bytes, postings: bool) -> tuple[Any, ...]:
     return (*row, made)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def procs_for(count: int) -> int:
-    # A forked child gets only the calling thread; locks other threads held would stay locked.
-    if count < MIN_FILES or not hasattr(os, "fork") or threading.active_count() > 1:
+    if count < MIN_FILES or not forked.can_fork():
         return 1
-    return max(1, min(_cores(), MAX_PROCS, count // (MIN_FILES // 2)))
+    return max(1, min(forked.cores(), MAX_PROCS, count // (MIN_FILES // 2)))
 
 
 def read_rows(changed: list[Changed], postings: bool) -> list[tuple[Any, ...]]:
@@ -69,39 +60,12 @@ def read_rows(changed: list[Changed], postings: bool) -> list[tuple[Any, ...]]:
 
 def _fork(share: list[Changed], postings: bool) -> tuple[int, int] | None:
     """Start a helper parsing `share`; (pid, read end of its pipe), or None if it cannot."""
-    try:
-        read, write = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        return None
-    if pid == 0:  # the helper: compute, hand the rows over, and leave without cleanup
-        code = 1
-        try:
-            os.close(read)
-            rows = [_row(rel, data, postings) for rel, _, _, data in share]
-            with os.fdopen(write, "wb") as out:
-                out.write(marshal.dumps(rows))
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    return pid, read
+    return forked.start(lambda: marshal.dumps([_row(rel, data, postings) for rel, _, _, data in share]))
 
 
 def _collect(pid: int, read: int) -> list[tuple[Any, ...]] | None:
+    data = forked.collect(pid, read)
     try:
-        with os.fdopen(read, "rb") as fh:
-            data = fh.read()
-    finally:
-        _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    try:
-        return marshal.loads(data)
+        return marshal.loads(data) if data is not None else None
     except Exception:
         return None

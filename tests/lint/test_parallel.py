@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from lint.kit import make_workspace, path_of, record
 
+from memcli import forked
 from memcli.commands.lint import check
 from memcli.lint import parallel
 from memcli.workspace import Workspace
@@ -41,7 +42,7 @@ def ws(tmp_path: Path) -> Path:
 def single_threaded(monkeypatch) -> None:
     """Threads other tests in this process left running would (rightly) keep lint from forking;
     the runs here start none themselves."""
-    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
 
 
 def _lint(root: Path, capsys, *, use_cache: bool) -> tuple[int, list]:
@@ -55,7 +56,7 @@ def test_parallel_run_equals_a_single_process_run(ws: Path, capsys, monkeypatch,
     codes = {f["code"] for f in alone[1]}
     assert {"invalid-status", "dangling-reference", "secret", "parse", "unknown-location"} <= codes
     monkeypatch.setattr(parallel, "MIN_FILES", 20)
-    monkeypatch.setattr(parallel, "_cores", lambda: 3)
+    monkeypatch.setattr(forked, "cores", lambda: 3)
     started = []
     real_fork = parallel._fork
 
@@ -78,7 +79,7 @@ def test_a_failing_helper_leaves_its_share_to_the_parent(
     monkeypatch.setattr(parallel, "MIN_FILES", 10**9)
     alone = _lint(ws, capsys, use_cache=False)
     monkeypatch.setattr(parallel, "MIN_FILES", 20)
-    monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    monkeypatch.setattr(forked, "cores", lambda: 2)
 
     def crash(*args: object) -> None:
         raise RuntimeError("helper died")

@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+from memcli import forked
 from memcli.search import SearchIndex
 from memcli.store import RecordStore, build, store_path  # build: a submodule
 from memcli.workspace import Workspace
@@ -65,8 +66,8 @@ def test_links_and_folders_are_left_to_readers(example: Path) -> None:
 
 
 def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeypatch) -> None:
-    monkeypatch.setattr(build.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(build, "_cores", lambda: 3)
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(forked, "cores", lambda: 3)
 
     def rows(min_files: int) -> list[tuple]:
         monkeypatch.setattr(build, "MIN_FILES", min_files)
@@ -76,13 +77,13 @@ def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeyp
                 "SELECT d.path, d.hash, d.valid, d.entry, d.anchors, d.facts, d.terms, t.words, p.loaded FROM"
                 " docs d JOIN texts t USING (id) LEFT JOIN parsed p USING (id) ORDER BY d.path").fetchall()
 
-    forked = []
+    helpers = []
     real = build._fork
-    monkeypatch.setattr(build, "_fork", lambda *a: forked.append(real(*a)) or forked[-1])
+    monkeypatch.setattr(build, "_fork", lambda *a: helpers.append(real(*a)) or helpers[-1])
     alone = rows(10**9)
-    assert not forked
+    assert not helpers
     assert rows(100) == alone
-    assert len(forked) == 2 and None not in forked
+    assert len(helpers) == 2 and None not in helpers
 
 
 def _age(root: Path, seconds: float = 3600) -> None:
