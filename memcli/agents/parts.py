@@ -92,6 +92,7 @@ class Listed(NamedTuple):
     name: str
     description: str
     path: Path
+    no_model: bool = False  # `disable-model-invocation: true` (Claude Code's field, Copilot's too)
 
 
 class Listing(NamedTuple):
@@ -131,7 +132,8 @@ def folder_skills(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]: 
         meta = meta if isinstance(meta, dict) else {}
         name, description = meta.get("name"), meta.get("description")
         out.append(Listed(name if isinstance(name, str) and name else path.parent.name,
-                          " ".join(description.split()) if isinstance(description, str) else "", path))
+                          " ".join(description.split()) if isinstance(description, str) else "", path,
+                          meta.get("disable-model-invocation") is True))
     return out
 
 

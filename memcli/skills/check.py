@@ -1,12 +1,12 @@
 """What the agents reject in a SKILL.md: the Agent Skills rules (agentskills.io) as Claude Code
-2.1.332, Codex CLI 0.171.0 and Gemini CLI 0.61.0 apply them.
+2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0 and GitHub Copilot CLI 1.0.102 apply them.
 
-- frontmatter: a `---` block at the top holding a YAML mapping (Codex refuses the skill
-  otherwise; Gemini CLI skips it);
+- frontmatter: a `---` block at the top holding a YAML mapping (Codex and Copilot refuse the
+  skill otherwise; Gemini CLI skips it);
 - `name`: 1-64 characters of a-z, 0-9 and '-', not starting or ending with '-', no '--', the
   same as its folder's name (Gemini CLI skips a skill without a name);
-- `description`: a non-empty string of at most 1 024 characters (Codex refuses a longer one;
-  Gemini CLI skips one without);
+- `description`: a non-empty string of at most 1 024 characters (Codex and Copilot refuse a
+  longer one; Gemini CLI skips one without);
 - `compatibility`, when given: at most 500 characters.
 
 `memcli skills sync` never writes a skill that breaks these; the lint rule `skill-invalid`

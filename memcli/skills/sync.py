@@ -199,6 +199,16 @@ def _apply(root: Path, plan: _Plan, result: Result) -> None:
                     empty.rmdir()  # only when empty: nothing of anyone's is lost
 
 
+def _read_by(target: Target, desired: dict[str, dict[str, dict[str, bytes]]]) -> dict[str, str]:
+    """Slug → the folder the agent reads that skill from: the first of its folders that holds it
+    (an agent that reads two folders memcli wrote it in, as Copilot does, takes one, by that order)."""
+    out: dict[str, str] = {}
+    for folder in target.folders:
+        for slug in desired.get(folder, {}):
+            out.setdefault(slug, folder)
+    return out
+
+
 def _listings(root: Path, sources: list[Source], desired: dict[str, dict[str, dict[str, bytes]]],
               targets: list[Target], plan: _Plan) -> dict[str, dict[str, Any]]:
     """Per agent: how many of its skills it lists, and which shortened, by name only, or not at all."""
@@ -208,7 +218,7 @@ def _listings(root: Path, sources: list[Source], desired: dict[str, dict[str, di
     out: dict[str, dict[str, Any]] = {}
     for target in targets:
         listed = [Listed(slug, by_slug[slug].description, root / folder / slug / render.SKILL)
-                  for folder in target.folders for slug in desired.get(folder, {})
+                  for slug, folder in _read_by(target, desired).items()
                   if by_slug[slug].model and f"{folder}/{slug}" in plan.final]
         seen = target.dialect.listing(listed, root)
         out[target.option] = {"skills": len(listed), "shortened": list(seen.shortened),
@@ -228,6 +238,6 @@ def _full(sources: list[Source], files: list[tuple[str, bytes]], listings: dict[
         partial = set(seen.get("shortened", [])) | set(seen.get("bare", [])) | set(seen.get("omitted", []))
         out[target.option] = {
             slug: [by_slug[slug].path, digests[by_slug[slug].path], f"{folder}/{slug}/{render.SKILL}"]
-            for folder in target.folders for slug in desired.get(folder, {})
+            for slug, folder in _read_by(target, desired).items()
             if slug not in partial and by_slug[slug].model and by_slug[slug].kind != "workflow"}
     return out

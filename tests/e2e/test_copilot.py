@@ -10,7 +10,8 @@ These are the user's own Copilot setup (`copilot_env`), nothing of memcli's.
 
 In a fresh repository after `memcli init && memcli hooks install --agent copilot`, plus the one step
 Copilot asks of its user (trusting the folder, `trust_folder`), one session shows from the request
-log and the repository that the memory context and memcli's tools are in the first model request,
+log and the repository that the memory context, the knowledge as a skill (memcli skills sync) and
+memcli's tools are in the first model request,
 that a `memcli_search` call returns the record, that a `memcli_remember` call (approved for the
 project by `hooks install`, no `--allow-tool`) becomes a staging item once the session ends, that
 `memcli sessions` / `memcli source` read the events.jsonl Copilot wrote, and that `memcli status`
@@ -113,10 +114,12 @@ def test_copilot_cli_session_with_memcli(project: Path, agent_env: dict[str, str
     assert server.outside_requests() == []
     session_id = session_of(done.stdout)
 
-    # 1. the resident context, exactly as `memcli context` renders it, is in the first request
-    context = run(["memcli", "context"], project, agent_env).stdout
-    assert "How to restore the nightly SQLite backup" in context
+    # 1. the resident context, exactly as `memcli context` renders it, is in the first request, and
+    # the knowledge as a skill in its listing (not repeated in the context)
+    context = run(["memcli", "context", "--agent", "copilot"], project, agent_env).stdout
+    assert "are your skills, not repeated here" in context
     assert context.strip() in [text.strip() for text in texts(requests[0])]
+    assert "<description>How to restore the nightly SQLite backup (pelican-restore" in texts(requests[0])[0]
     # 2. memcli's tools are in the first request (Copilot waits for its MCP servers)
     assert MEMCLI_TOOLS <= tool_names(requests[0])
     # 3. the search result Copilot sends back holds the record

@@ -3,7 +3,8 @@ runs `memcli skills sync`) and each agent's one-time trust step, the knowledge r
 listed in the agent's FIRST model request with its description, the resident context no longer
 repeats it, and a scripted model that activates the skill the agent's own way gets its body:
 Claude Code through its Skill tool, Codex by reading the SKILL.md (its listing gives the path),
-Gemini CLI (headless, where its activate_skill tool is not offered) with read_file.
+Gemini CLI (headless, where its activate_skill tool is not offered) with read_file, GitHub Copilot
+CLI through its skill tool.
 
 With 200 knowledge records, each agent's first request is compared with what `memcli skills sync
 --json` reports it lists: shortened, by name only, left out (docs/skills.md shows the figures).
@@ -21,9 +22,12 @@ import pytest
 from e2e.conftest import agent_binary, run, stop_capture_workers
 from e2e.test_claude_code import accept_trust_dialog, claude_env, texts
 from e2e.test_codex import KEY_VAR, codex_config, codex_exec, trust
+from e2e.test_copilot import copilot_env
+from e2e.test_copilot import trust_folder as trust_copilot_folder
 from e2e.test_gemini import gemini_env, trust_folder, user_settings
 from support.agent_server import Turn
 from support.anthropic_server import AnthropicServer
+from support.chat_completions_server import ChatCompletionsServer
 from support.gemini_server import GeminiServer
 from support.responses_server import ResponsesServer
 
@@ -150,6 +154,44 @@ def test_gemini_cli_lists_the_skill_and_the_model_reads_its_body(project: Path,
     assert any(BODY in r.get("output", "") for r in replies), replies
 
 
+def copilot_session(root: Path, env: dict[str, str], script: list[Turn]) -> list[dict[str, Any]]:
+    copilot = agent_binary("copilot")
+    trust_copilot_folder(Path(env["HOME"]), root)
+    server = ChatCompletionsServer()
+    server.script(*script)
+    with server:
+        try:
+            done = run([str(copilot), "-p", "How do I restore last night's backup?"], root,
+                       copilot_env(env, server), timeout=120)
+        finally:
+            stop_capture_workers()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [r.body for r in server.model_requests()]
+
+
+def copilot_listing(body: dict[str, Any]) -> str:
+    system = "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
+    return system.split("<available_skills>\n", 1)[1].split("</available_skills>", 1)[0]
+
+
+def copilot_said(body: dict[str, Any]) -> str:
+    return "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
+
+
+def test_copilot_cli_lists_the_skill_and_its_skill_tool_loads_the_body(project: Path,
+                                                                      agent_env: dict[str, str]) -> None:
+    install(project, agent_env, "copilot")
+    assert (project / ".github/skills" / SLUG / "SKILL.md").is_file()
+    context = memcli(project, agent_env, "context", "--agent", "copilot").stdout.strip()
+    first, second = copilot_session(project, agent_env, [Turn(tool="skill", args={"skill": SLUG}),
+                                                         Turn(text="Restore it from the NAS.")])
+    assert f"<name>{SLUG}</name>\n  <description>{DESCRIPTION}</description>" in copilot_listing(first)
+    said = copilot_said(first)
+    assert context in said and f"- {SLUG} — " not in said  # the index does not repeat it
+    assert "are your skills, not repeated here" in context
+    assert f'<skill-context name="{SLUG}">' in copilot_said(second) and BODY in copilot_said(second)
+
+
 # --- 200 knowledge records: what each agent lists, against what memcli reports ------------------
 
 
@@ -190,7 +232,8 @@ def counts(seen: dict[str, str]) -> dict[str, int]:
 
 
 @pytest.mark.parametrize(("agent", "window"), [("claude-code", None), ("codex", None), ("gemini", None),
-                                               ("codex", 30_000)])  # 600 tokens: most left out
+                                               ("codex", 30_000),  # 600 tokens: most left out
+                                               ("copilot", None)])
 def test_with_200_records_memcli_reports_what_the_agent_lists(agent: str, window: int | None, project: Path,
                                                               agent_env: dict[str, str]) -> None:
     records = two_hundred(project, agent_env)
@@ -203,6 +246,10 @@ def test_with_200_records_memcli_reports_what_the_agent_lists(agent: str, window
     elif agent == "codex":
         listing = codex_listing(codex_session(project, agent_env, done, sync=True, window=window)[0])
         seen = seen_in(listing, records, r"(?m)^- {name}:(.*?)\(file: ")
+    elif agent == "copilot":  # entries, then "Additional skills available (invoke by name): a, b"
+        listing = copilot_listing(copilot_session(project, agent_env, done)[0])
+        seen = seen_in(listing, records, r"<name>{name}</name>\s*<description>(.*?)</description>"
+                                         r"|(?:: |, ){name}(?=,|\n|$)()")
     else:
         listing = gemini_system(gemini_session(project, agent_env, done)[0])
         seen = seen_in(listing, records, r"<name>{name}</name>\s*<description>(.*?)</description>")

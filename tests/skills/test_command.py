@@ -25,7 +25,7 @@ def test_without_an_agent_wired_it_says_how_to_get_one(ws: Path, capsys: pytest.
 
 def test_an_unknown_agent_is_a_usage_error(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "skills", "sync", "--agent", "cursor", "-w", str(ws))
-    assert code == 2 and "--agent 'cursor': choose one of claude-code, codex, gemini or all" in err
+    assert code == 2 and "--agent 'cursor': choose one of claude-code, codex, gemini, copilot or all" in err
 
 
 def test_json_says_what_was_written_and_what_each_agent_lists(

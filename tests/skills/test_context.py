@@ -28,7 +28,7 @@ def test_knowledge_an_agent_lists_as_skills_is_not_repeated(
     code, out, _ = run(capsys, "context", "-w", str(ws), "--agent", "claude-code")
     assert "all 2 knowledge entries are your skills, not repeated here" in out
     code, _, err = run(capsys, "context", "-w", str(ws), "--agent", "claude")
-    assert code == 2 and "--agent 'claude': choose one of claude-code, codex, gemini" in err
+    assert code == 2 and "--agent 'claude': choose one of claude-code, codex, gemini, copilot" in err
 
 
 def test_a_record_changed_since_the_sync_is_listed_again(

@@ -8,6 +8,7 @@ import pytest
 
 from memcli.agents.claude_code import skills as claude
 from memcli.agents.codex import skills as codex
+from memcli.agents.copilot_cli import skills as copilot
 from memcli.agents.gemini_cli import skills as gemini
 from memcli.agents.parts import Listed
 
@@ -114,3 +115,40 @@ def test_claude_code_shares_its_budget_with_the_other_skills_it_lists(
             skill.write_text(f"---\nname: {name}-{i}\ndescription: {'Mine. ' * 10}\n---\n", encoding="utf-8")
     crowded = claude.listing(ours, tmp_path)
     assert alone.bare == () and crowded.bare and all(n.startswith("k") for n in crowded.bare)
+
+
+def person_skill(folder: Path, name: str, description: str, extra: str = "") -> None:
+    skill = folder / name / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\nMine.\n", encoding="utf-8")
+
+
+def test_copilot_lists_whole_entries_within_its_character_budget_then_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries (escaped XML, characters not bytes) up to exactly the budget; from the first that
+    does not fit, every later one by name, even one that would fit."""
+    ours = many(tmp_path / ".github/skills", 30, "日本語の説明 & <tags> 'quoted'")
+    assert copilot.listing(ours, tmp_path).bare == ()  # 30 short entries: well within 15 000
+    first_ten = sum(len(copilot.entry(s)) for s in ours[:10])
+    assert "&amp; &lt;tags&gt; &apos;quoted&apos;" in copilot.entry(ours[0])
+    monkeypatch.setenv("SKILL_CHAR_BUDGET", str(first_ten))
+    assert copilot.listing(ours, tmp_path).bare == tuple(s.name for s in ours[10:])
+    monkeypatch.setenv("SKILL_CHAR_BUDGET", str(first_ten - 1))
+    seen = copilot.listing(ours, tmp_path)
+    assert seen.bare == tuple(s.name for s in ours[9:]) and seen.omitted == ()
+    assert f"{first_ten - 1:,} characters" in seen.rule
+
+
+def test_copilot_counts_a_persons_skills_and_lets_theirs_win_a_shared_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ours = many(tmp_path / ".agents/skills", 10)
+    monkeypatch.setenv("SKILL_CHAR_BUDGET", str(sum(len(copilot.entry(s)) for s in ours)))
+    alone = copilot.listing(ours, tmp_path)
+    assert alone.bare == alone.omitted == ()  # exactly the budget
+    person_skill(tmp_path / ".github/skills", "k003", "Mine, read first.")  # .github/ wins the name
+    person_skill(tmp_path / ".claude/skills", "a-hidden", "Kept to explicit use.",
+                 "disable-model-invocation: true\n")  # not listed: it takes none of the budget
+    seen = copilot.listing(ours, tmp_path)
+    assert seen.omitted == ("k003",) and seen.bare == ()  # a shorter entry took its place
+    person_skill(tmp_path / ".claude/skills", "a-first", "Ahead of memcli's by name. " * 20)
+    assert copilot.listing(ours, tmp_path).bare[-1] == "k009"

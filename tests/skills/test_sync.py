@@ -50,9 +50,26 @@ def test_a_folder_two_agents_read_is_written_once(ws: Path) -> None:
     knowledge(ws, "wal-mode", "What WAL mode is.")
     result = run_sync(ws, "all")
     assert {(f["folder"], tuple(f["agents"])) for f in result.folders} == {
-        (".claude/skills", ("claude-code",)), (".agents/skills", ("codex", "gemini"))}
+        (".claude/skills", ("claude-code", "copilot")), (".agents/skills", ("codex", "gemini", "copilot"))}
     assert sorted(tree(ws)) == [".agents/skills/wal-mode/.memcli-skill", ".agents/skills/wal-mode/SKILL.md",
                                 ".claude/skills/wal-mode/.memcli-skill", ".claude/skills/wal-mode/SKILL.md"]
+    # Copilot reads both copies and takes one (`.agents/skills/` before `.claude/skills/`)
+    assert result.listings["copilot"]["skills"] == 1
+
+
+def test_copilot_alone_gets_github_skills_and_shares_a_folder_another_agent_reads(ws: Path) -> None:
+    knowledge(ws, "wal-mode", "What WAL mode is.")
+    knowledge(ws, "deploy-prod", "Deploy to production.", model=False)
+    run_sync(ws, "copilot")
+    assert front(ws / ".github/skills/deploy-prod/SKILL.md")[0]["disable-model-invocation"] is True
+    knowledge(ws, "wal-mode", "What WAL mode is.", user=False)
+    run_sync(ws, "copilot")
+    assert front(ws / ".github/skills/wal-mode/SKILL.md")[0]["user-invocable"] is False  # Claude's words
+    assert sorted({p.split("/")[0] + "/" + p.split("/")[1] for p in tree(ws)}) == [".github/skills"]
+    result = run_sync(ws, "claude-code", "copilot")  # one copy serves both; .github's are removed
+    assert sorted({"/".join(p.split("/")[:2]) for p in tree(ws)}) == [".claude/skills"]
+    assert sorted(result.removed) == [".github/skills/deploy-prod", ".github/skills/wal-mode"]
+    assert not (ws / ".github").exists()
 
 
 def test_explicit_use_only_is_not_written_where_gemini_would_list_it(ws: Path) -> None:

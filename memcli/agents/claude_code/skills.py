@@ -57,7 +57,8 @@ def listing(skills: list[Listed], root: Path) -> Listing:
     ours = {s.path for s in skills}
     names = {s.name for s in skills}
     project, user = _folders(root)
-    others = [s for s in folder_skills(project, ours) + folder_skills(user) if s.name not in names]
+    others = [s for s in folder_skills(project, ours) + folder_skills(user)
+              if s.name not in names and not s.no_model]  # one kept to explicit use is not listed
     ordered = sorted([*skills, *others], key=lambda s: s.name)
     full = [len(f"- {s.name}: {s.description[:MAX_DESCRIPTION]}") for s in ordered]
     bare = [len(f"- {s.name}") for s in ordered]

@@ -6,6 +6,7 @@
                  scope: `~/.copilot/hooks/memcli.json`, `~/.copilot/mcp-config.json`), approvals for
                  memcli's tools in `~/.copilot/permissions-config.json`; folder trust, read from
                  `~/.copilot/config.json`
+- skills.py      its Agent Skills: Claude Code's fields, its listing's character budget
 
 Its hooks are configured with PascalCase event names, which get the snake_case payload memcli's
 hooks read (`session_id`, `cwd`, `hook_event_name`); a SessionStart hook's context is the
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import ADDITIONAL_CONTEXT, Hooks
+from memcli.agents.base import ADDITIONAL_CONTEXT, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -24,12 +25,15 @@ if TYPE_CHECKING:
 NAME = "copilot-cli"
 TITLE = "GitHub Copilot CLI"
 HOOKS = Hooks("copilot", ADDITIONAL_CONTEXT, end_events=frozenset({"SessionEnd"}))
+# memcli writes the first unless another agent reads one of the others; the first wins a shared name
+SKILLS = Skills((".github/skills", ".agents/skills", ".claude/skills"),
+                ("~/.copilot/skills", "~/.agents/skills"))
 # `<server>-<tool>` in its transcripts (the event also names server and tool apart)
 TOOL_NAMES = ("{server}-{tool}",)
 
 
 def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.copilot_cli import discovery, transcript, wiring
+    from memcli.agents.copilot_cli import discovery, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)
