@@ -92,6 +92,7 @@ class Listed(NamedTuple):
     name: str
     description: str
     path: Path
+    files: tuple[str, ...] = ()  # of a skill memcli writes: every file of its folder (Pi: a .gitignore)
 
 
 class Listing(NamedTuple):

@@ -74,7 +74,9 @@ def wired(root: Path) -> list[Target]:
                 states = edit.status(cf, cf.path.read_text(encoding="utf-8")) if cf.path.is_file() else []
             except (OSError, UnicodeDecodeError, edit.UnreadableConfig):
                 continue  # `memcli hooks status` reports the file
-            if any(state != "missing" and entry.label.endswith(" hook") for entry, state in states):
+            # Pi's hooks are memcli's extension (as `hooks install` counts them); an MCP server alone is not
+            if any(state != "missing" and entry.label.endswith((" hook", " extension"))
+                   for entry, state in states):
                 out.append(target)
                 break
     return out

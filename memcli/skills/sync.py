@@ -207,7 +207,8 @@ def _listings(root: Path, sources: list[Source], desired: dict[str, dict[str, di
     by_slug = {s.slug: s for s in sources}
     out: dict[str, dict[str, Any]] = {}
     for target in targets:
-        listed = [Listed(slug, by_slug[slug].description, root / folder / slug / render.SKILL)
+        listed = [Listed(slug, by_slug[slug].description, root / folder / slug / render.SKILL,
+                         tuple(plan.final[f"{folder}/{slug}"]))
                   for folder in target.folders for slug in desired.get(folder, {})
                   if by_slug[slug].model and f"{folder}/{slug}" in plan.final]
         seen = target.dialect.listing(listed, root)

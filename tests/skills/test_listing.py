@@ -9,7 +9,9 @@ import pytest
 from memcli.agents.claude_code import skills as claude
 from memcli.agents.codex import skills as codex
 from memcli.agents.gemini_cli import skills as gemini
+from memcli.agents.opencode import skills as opencode
 from memcli.agents.parts import Listed
+from memcli.agents.pi import skills as pi
 
 
 def many(root: Path, n: int, description: str = "How to handle the subsystem when it misbehaves."
@@ -114,3 +116,17 @@ def test_claude_code_shares_its_budget_with_the_other_skills_it_lists(
             skill.write_text(f"---\nname: {name}-{i}\ndescription: {'Mine. ' * 10}\n---\n", encoding="utf-8")
     crowded = claude.listing(ours, tmp_path)
     assert alone.bare == () and crowded.bare and all(n.startswith("k") for n in crowded.bare)
+
+
+def test_pi_and_opencode_list_everything_whole(tmp_path: Path) -> None:
+    for dialect in (pi.DIALECT, opencode.DIALECT):
+        seen = dialect.listing(many(tmp_path, 500, "x" * 1_024), tmp_path)
+        assert seen.shortened == seen.bare == seen.omitted == ()
+
+
+def test_pi_does_not_load_a_skill_its_folder_git_ignores(tmp_path: Path) -> None:
+    """Pi applies a skill folder's `.gitignore`: the one memcli writes when skills are not committed
+    hides the skill from it."""
+    ignored = [s._replace(files=("SKILL.md", ".gitignore", ".memcli-skill")) for s in many(tmp_path, 3)]
+    committed = [s._replace(files=("SKILL.md", ".memcli-skill")) for s in many(tmp_path, 2)]
+    assert pi.listing(ignored[:1] + committed, tmp_path).omitted == ("k000",)
