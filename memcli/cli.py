@@ -444,7 +444,8 @@ app.add_typer(skills_app)
 @skills_app.command("sync")
 def skills_sync(
     agent: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
-        "--agent", "-a", help="claude-code|codex|gemini|all (repeatable; default: the agents wired).",
+        "--agent", "-a",
+        help="claude-code|codex|gemini|pi|opencode|all (repeatable; default: the agents wired).",
         show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")
                        ] = False,

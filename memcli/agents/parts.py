@@ -93,6 +93,7 @@ class Listed(NamedTuple):
     description: str
     path: Path
     no_model: bool = False  # `disable-model-invocation: true` (Claude Code's field, Copilot's too)
+    files: tuple[str, ...] = ()  # of a skill memcli writes: every file of its folder (Pi: a .gitignore)
 
 
 class Listing(NamedTuple):

@@ -9,6 +9,9 @@
   longer one; Gemini CLI skips one without);
 - `compatibility`, when given: at most 500 characters.
 
+Pi 0.73.1 and OpenCode 1.18.33 reject less: Pi only warns about a name and skips a skill without
+a description; OpenCode skips one without a `name`, or whose `name` or `description` is not text.
+
 `memcli skills sync` never writes a skill that breaks these; the lint rule `skill-invalid`
 reports one in a project's skill folders, whoever wrote it.
 """

@@ -2,9 +2,9 @@
 
 The agents are those memcli's hooks are wired into (either scope), or those named with `--agent`;
 each declares the project folders it reads (memcli/agents/<agent>/__init__.py: SKILLS). One folder
-serves as many of them as read it: Codex and Gemini CLI both read `.agents/skills/`, so with both
-wired every skill is written there once. A record only some readers of a folder can express
-(explicit use only: Gemini CLI cannot) goes to a folder of its own reader's instead (Codex's
+serves as many of them as read it: Codex, Gemini CLI, Pi and OpenCode all read `.agents/skills/`, so
+with them wired every skill is written there once. A record only some readers of a folder can express
+(explicit use only: Gemini CLI and OpenCode cannot) goes to a folder of its own reader's instead (Codex's
 `.codex/skills/`), or is not written for the agent that cannot express it.
 """
 
@@ -74,7 +74,9 @@ def wired(root: Path) -> list[Target]:
                 states = edit.status(cf, cf.path.read_text(encoding="utf-8")) if cf.path.is_file() else []
             except (OSError, UnicodeDecodeError, edit.UnreadableConfig):
                 continue  # `memcli hooks status` reports the file
-            if any(state != "missing" and entry.label.endswith(" hook") for entry, state in states):
+            # Pi's hooks are memcli's extension (as `hooks install` counts them); an MCP server alone is not
+            if any(state != "missing" and entry.label.endswith((" hook", " extension"))
+                   for entry, state in states):
                 out.append(target)
                 break
     return out

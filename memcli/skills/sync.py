@@ -217,7 +217,8 @@ def _listings(root: Path, sources: list[Source], desired: dict[str, dict[str, di
     by_slug = {s.slug: s for s in sources}
     out: dict[str, dict[str, Any]] = {}
     for target in targets:
-        listed = [Listed(slug, by_slug[slug].description, root / folder / slug / render.SKILL)
+        listed = [Listed(slug, by_slug[slug].description, root / folder / slug / render.SKILL,
+                         files=tuple(plan.final[f"{folder}/{slug}"]))
                   for slug, folder in _read_by(target, desired).items()
                   if by_slug[slug].model and f"{folder}/{slug}" in plan.final]
         seen = target.dialect.listing(listed, root)

@@ -129,10 +129,13 @@ def test_opencode_end_to_end(project: Path, agent_env: dict[str, str]) -> None:
         requests = server.model_requests()
     assert len(requests) == 3, [r.path for r in server.requests]
 
-    # 1. the resident context (what `memcli context` prints) is in the first request, before the prompt
-    context = memcli(project, agent_env, "context").stdout.strip()
-    assert "pelican-restore" in context
+    # 1. the resident context (what `memcli context --agent opencode` prints: the knowledge record is a
+    # skill now, tests/e2e/test_skills.py) is in the first request, before the prompt; the skill is
+    # in its system prompt
+    context = memcli(project, agent_env, "context", "--agent", "opencode").stdout.strip()
+    assert "# Project memory" in context and "are your skills, not repeated here" in context
     first = texts(requests[0])
+    assert any("<description>How to restore the nightly SQLite backup" in text for text in first)
     assert any(context in text for text in first), "memcli context is not in OpenCode's first request"
     at = next(i for i, text in enumerate(first) if context in text)
     assert any("last night's backup" in text for text in first[at + 1:])

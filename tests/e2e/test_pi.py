@@ -94,10 +94,12 @@ def test_pi_session_with_memcli(project: Path, agent_env: dict[str, str]) -> Non
     assert server.outside_requests() == []
     session_id = json.loads(done.stdout.splitlines()[0])["id"]  # `--mode json` starts with the header
 
-    # 1. the resident context, exactly as `memcli context` renders it, is in the first request
-    context = run(["memcli", "context"], project, agent_env).stdout
-    assert "How to restore the nightly SQLite backup" in context
+    # 1. the resident context, exactly as `memcli context --agent pi` renders it (the knowledge record
+    # is a skill now, tests/e2e/test_skills.py), is in the first request, and the skill in its listing
+    context = run(["memcli", "context", "--agent", "pi"], project, agent_env).stdout
+    assert "# Project memory" in context and "are your skills, not repeated here" in context
     assert context.strip() in system_text(requests[0])
+    assert "<description>How to restore the nightly SQLite backup" in system_text(requests[0])
     # 2. memcli's tools are in the first request (the first prompt waits for `memcli mcp`)
     assert MEMCLI_TOOLS <= tool_names(requests[0])
     # 3. the search result Pi sends back holds the record, as text (no error)
@@ -145,7 +147,9 @@ def test_a_teammate_without_memcli_runs_pi_as_before(project: Path, agent_env: d
     assert "memcli" not in done.stderr, done.stderr[-3000:]
     (request,) = server.model_requests()
     assert not MEMCLI_TOOLS & tool_names(request)
-    assert "How to restore the nightly SQLite backup" not in system_text(request)
+    assert "# Project memory" not in system_text(request)
+    # the committed skills are Pi's own: the teammate's Pi lists the knowledge without memcli
+    assert "<description>How to restore the nightly SQLite backup" in system_text(request)
 
 
 # ---- every kind of line Pi writes ---------------------------------------------------------------

@@ -4,7 +4,8 @@ listed in the agent's FIRST model request with its description, the resident con
 repeats it, and a scripted model that activates the skill the agent's own way gets its body:
 Claude Code through its Skill tool, Codex by reading the SKILL.md (its listing gives the path),
 Gemini CLI (headless, where its activate_skill tool is not offered) with read_file, GitHub Copilot
-CLI through its skill tool.
+CLI through its skill tool, Pi with its read tool (its listing gives the path), OpenCode through its
+skill tool.
 
 With 200 knowledge records, each agent's first request is compared with what `memcli skills sync
 --json` reports it lists: shortened, by name only, left out (docs/skills.md shows the figures).
@@ -25,7 +26,10 @@ from e2e.test_codex import KEY_VAR, codex_config, codex_exec, trust
 from e2e.test_copilot import copilot_env
 from e2e.test_copilot import trust_folder as trust_copilot_folder
 from e2e.test_gemini import gemini_env, trust_folder, user_settings
-from support.agent_server import Turn
+from e2e.test_opencode import OpenCodeServer, opencode_run, user_config
+from e2e.test_opencode import texts as opencode_texts
+from e2e.test_pi import MODEL, pi_env, system_text, tool_results, user_setup
+from support.agent_server import Request, Turn
 from support.anthropic_server import AnthropicServer
 from support.chat_completions_server import ChatCompletionsServer
 from support.gemini_server import GeminiServer
@@ -192,6 +196,79 @@ def test_copilot_cli_lists_the_skill_and_its_skill_tool_loads_the_body(project: 
     assert f'<skill-context name="{SLUG}">' in copilot_said(second) and BODY in copilot_said(second)
 
 
+def pi_session(root: Path, env: dict[str, str], script: list[Turn]) -> list[Request]:
+    pi = str(agent_binary("pi"))
+    server = AnthropicServer()
+    server.script(*script)
+    with server:
+        user_setup(Path(env["HOME"]), server)
+        try:
+            done = run([pi, "--model", MODEL, "--mode", "json", "How do I restore last night's backup?"],
+                       root, pi_env(env, server), timeout=120)
+        finally:
+            stop_capture_workers()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert server.outside_requests() == []
+    return server.model_requests()
+
+
+def test_pi_lists_the_skill_and_the_model_reads_its_body(project: Path, agent_env: dict[str, str]) -> None:
+    install(project, agent_env, "pi")
+    context = memcli(project, agent_env, "context", "--agent", "pi").stdout.strip()
+    path = project / ".agents/skills" / SLUG / "SKILL.md"
+    first, second = pi_session(project, agent_env, [Turn(tool="read", args={"path": str(path)}),
+                                                    Turn(text="Restore it from the NAS.")])
+    system = system_text(first)
+    assert (f"<name>{SLUG}</name>\n    <description>{DESCRIPTION}</description>\n"
+            f"    <location>{path}</location>") in system
+    assert "are your skills, not repeated here" in context
+    assert context in system and f"- {SLUG} — " not in system  # the index does not repeat it
+    (read,) = tool_results(second)
+    assert not read["is_error"] and BODY in json.dumps(read["content"], ensure_ascii=False)
+
+
+def test_pi_does_not_load_a_skill_git_ignores_and_memcli_says_so(project: Path,
+                                                                 agent_env: dict[str, str]) -> None:
+    """Skills not committed (`[skills] commit = false`) carry a `.gitignore`, which Pi's loader
+    honours: memcli reports the skill left out for Pi and keeps the record in Pi's context."""
+    (project / "memcli.toml").write_text("[skills]\ncommit = false\n", encoding="utf-8")
+    install(project, agent_env, "pi")
+    assert reported(project, agent_env, "pi")["omitted"] == [SLUG]
+    context = memcli(project, agent_env, "context", "--agent", "pi").stdout.strip()
+    (first,) = pi_session(project, agent_env, [Turn(text="Done.")])
+    system = system_text(first)
+    assert f"<name>{SLUG}</name>" not in system
+    assert context in system and f"- {SLUG} — {DESCRIPTION}" in context  # in memcli's index instead
+
+
+def opencode_session(root: Path, env: dict[str, str], script: list[Turn]) -> list[Request]:
+    opencode = agent_binary("opencode")
+    with OpenCodeServer() as server:
+        user_config(Path(env["HOME"]), server)
+        server.script(*script)
+        try:
+            opencode_run(opencode, root, env, server, "How do I restore last night's backup?")
+        finally:
+            stop_capture_workers()
+        return server.model_requests()
+
+
+def test_opencode_lists_the_skill_and_its_skill_tool_loads_the_body(project: Path,
+                                                                    agent_env: dict[str, str]) -> None:
+    install(project, agent_env, "opencode")
+    context = memcli(project, agent_env, "context", "--agent", "opencode").stdout.strip()
+    first, *_, last = opencode_session(project, agent_env, [Turn(tool="skill", args={"name": SLUG}),
+                                                           Turn(text="Restore it from the NAS.")])
+    said = "\n".join(opencode_texts(first))
+    path = project / ".agents/skills" / SLUG / "SKILL.md"
+    assert (f"<name>{SLUG}</name>\n    <description>{DESCRIPTION}</description>\n"
+            f"    <location>{path}</location>") in said
+    assert "are your skills, not repeated here" in context
+    assert context in said and f"- {SLUG} — " not in said
+    outputs = [item["output"] for item in last.body["input"] if item.get("type") == "function_call_output"]
+    assert any(BODY in out and f'<skill_content name="{SLUG}">' in out for out in outputs), outputs
+
+
 # --- 200 knowledge records: what each agent lists, against what memcli reports ------------------
 
 
@@ -233,7 +310,7 @@ def counts(seen: dict[str, str]) -> dict[str, int]:
 
 @pytest.mark.parametrize(("agent", "window"), [("claude-code", None), ("codex", None), ("gemini", None),
                                                ("codex", 30_000),  # 600 tokens: most left out
-                                               ("copilot", None)])
+                                               ("copilot", None), ("pi", None), ("opencode", None)])
 def test_with_200_records_memcli_reports_what_the_agent_lists(agent: str, window: int | None, project: Path,
                                                               agent_env: dict[str, str]) -> None:
     records = two_hundred(project, agent_env)
@@ -251,7 +328,12 @@ def test_with_200_records_memcli_reports_what_the_agent_lists(agent: str, window
         seen = seen_in(listing, records, r"<name>{name}</name>\s*<description>(.*?)</description>"
                                          r"|(?:: |, ){name}(?=,|\n|$)()")
     else:
-        listing = gemini_system(gemini_session(project, agent_env, done)[0])
+        if agent == "pi":
+            listing = system_text(pi_session(project, agent_env, done)[0])
+        elif agent == "opencode":
+            listing = "\n".join(opencode_texts(opencode_session(project, agent_env, done)[0]))
+        else:
+            listing = gemini_system(gemini_session(project, agent_env, done)[0])
         seen = seen_in(listing, records, r"<name>{name}</name>\s*<description>(.*?)</description>")
     report = reported(project, agent_env, agent)
     print(f"\n{agent}: lists {counts(seen)}; memcli reports {report['skills']} skills, "

@@ -113,3 +113,15 @@ def test_the_skills_commit_holds_the_skills_and_nothing_else_staged(ws: Path) ->
     assert commit(ws, run_sync(ws, "claude-code")) == "; committed"  # the removal, committed alike
     assert git(ws, "show", "--name-status", "--format=", "HEAD").split() == [
         "D", ".claude/skills/a-fact/.memcli-skill", "D", ".claude/skills/a-fact/SKILL.md"]
+
+
+@pytest.mark.parametrize("agent", ["pi", "opencode"])
+def test_an_agent_wired_by_its_extension_or_plugin_gets_the_skills(
+        agent: str, example_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pi takes memcli through one extension file and OpenCode through a plugin, not hook entries:
+    installing them is what wires them, for skills as for `hooks install`."""
+    code, out, _ = run(capsys, "hooks", "install", "--agent", agent, "-w", str(example_ws))
+    assert code == 0 and "skills: wrote" in out, out
+    assert (example_ws / ".agents/skills/sqlite-backup/SKILL.md").is_file()
+    code, out, _ = run(capsys, "hooks", "uninstall", "--agent", agent, "-w", str(example_ws))
+    assert code == 0 and not (example_ws / ".agents/skills").exists()

@@ -25,7 +25,8 @@ def test_without_an_agent_wired_it_says_how_to_get_one(ws: Path, capsys: pytest.
 
 def test_an_unknown_agent_is_a_usage_error(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "skills", "sync", "--agent", "cursor", "-w", str(ws))
-    assert code == 2 and "--agent 'cursor': choose one of claude-code, codex, gemini, copilot or all" in err
+    assert code == 2
+    assert "--agent 'cursor': choose one of claude-code, codex, gemini, copilot, pi, opencode or all" in err
 
 
 def test_json_says_what_was_written_and_what_each_agent_lists(
@@ -53,8 +54,10 @@ def test_lint_checks_a_skill_file_passed_on_the_commit_path(
 
 def test_the_pre_commit_hook_passes_every_skill_folder_an_agent_reads() -> None:
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    script = (REPO / "hooks" / "pre-commit").read_text(encoding="utf-8")
     for folder in place.skill_folders():
         assert re.search(hook["files"], f"{folder}/deploy/SKILL.md"), folder
+        assert f"':(glob){folder}/*/SKILL.md'" in script, folder  # the plain script passes them too
     assert re.search(hook["files"], "knowledge/a.md") and not re.search(hook["files"], "src/skills/x.md")
 
 

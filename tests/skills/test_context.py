@@ -62,3 +62,15 @@ def test_what_codex_shortens_stays_in_its_index(ws: Path, capsys: pytest.Capture
     result = run_sync(ws, "codex")
     assert result.listings["codex"]["shortened"] == ["b-long", "c-long"]
     assert index(capsys, ws, "--agent", "codex") == ["b-long", "c-long"]
+
+
+def test_what_pi_cannot_load_stays_in_its_index(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Skills not committed carry a `.gitignore`, which Pi honours: it lists none of them, so its
+    resident context keeps them all; committed, they are its skills and leave the index."""
+    knowledge(ws, "alpha", "Alpha fact.")
+    (ws / "memcli.toml").write_text("[skills]\ncommit = false\n", encoding="utf-8")
+    assert run_sync(ws, "pi").listings["pi"]["omitted"] == ["alpha"]
+    assert index(capsys, ws, "--agent", "pi") == ["alpha"]
+    (ws / "memcli.toml").write_text("[skills]\ncommit = true\n", encoding="utf-8")
+    assert run_sync(ws, "pi").listings["pi"]["omitted"] == []
+    assert index(capsys, ws, "--agent", "pi") == []

@@ -10,7 +10,9 @@ from memcli.agents.claude_code import skills as claude
 from memcli.agents.codex import skills as codex
 from memcli.agents.copilot_cli import skills as copilot
 from memcli.agents.gemini_cli import skills as gemini
+from memcli.agents.opencode import skills as opencode
 from memcli.agents.parts import Listed
+from memcli.agents.pi import skills as pi
 
 
 def many(root: Path, n: int, description: str = "How to handle the subsystem when it misbehaves."
@@ -152,3 +154,17 @@ def test_copilot_counts_a_persons_skills_and_lets_theirs_win_a_shared_name(
     assert seen.omitted == ("k003",) and seen.bare == ()  # a shorter entry took its place
     person_skill(tmp_path / ".claude/skills", "a-first", "Ahead of memcli's by name. " * 20)
     assert copilot.listing(ours, tmp_path).bare[-1] == "k009"
+
+
+def test_pi_and_opencode_list_everything_whole(tmp_path: Path) -> None:
+    for dialect in (pi.DIALECT, opencode.DIALECT):
+        seen = dialect.listing(many(tmp_path, 500, "x" * 1_024), tmp_path)
+        assert seen.shortened == seen.bare == seen.omitted == ()
+
+
+def test_pi_does_not_load_a_skill_its_folder_git_ignores(tmp_path: Path) -> None:
+    """Pi applies a skill folder's `.gitignore`: the one memcli writes when skills are not committed
+    hides the skill from it."""
+    ignored = [s._replace(files=("SKILL.md", ".gitignore", ".memcli-skill")) for s in many(tmp_path, 3)]
+    committed = [s._replace(files=("SKILL.md", ".memcli-skill")) for s in many(tmp_path, 2)]
+    assert pi.listing(ignored[:1] + committed, tmp_path).omitted == ("k000",)

@@ -50,7 +50,8 @@ def test_a_folder_two_agents_read_is_written_once(ws: Path) -> None:
     knowledge(ws, "wal-mode", "What WAL mode is.")
     result = run_sync(ws, "all")
     assert {(f["folder"], tuple(f["agents"])) for f in result.folders} == {
-        (".claude/skills", ("claude-code", "copilot")), (".agents/skills", ("codex", "gemini", "copilot"))}
+        (".claude/skills", ("claude-code", "copilot")),
+        (".agents/skills", ("codex", "gemini", "copilot", "pi", "opencode"))}
     assert sorted(tree(ws)) == [".agents/skills/wal-mode/.memcli-skill", ".agents/skills/wal-mode/SKILL.md",
                                 ".claude/skills/wal-mode/.memcli-skill", ".claude/skills/wal-mode/SKILL.md"]
     # Copilot reads both copies and takes one (`.agents/skills/` before `.claude/skills/`)
@@ -214,3 +215,22 @@ def test_what_else_an_agent_lists_is_seen_by_the_next_sync(ws: Path) -> None:
         mine.write_text(f"---\nname: mine-{i:02d}\ndescription: A skill of mine.\n---\n", encoding="utf-8")
     again = run_sync(ws, "codex")
     assert not again.unchanged and again.written == [] and again.listings["codex"]["bare"]
+
+
+def test_pi_says_explicit_use_only_and_opencode_cannot(ws: Path) -> None:
+    """Pi keeps a skill with `disable-model-invocation: true` out of its model's listing; OpenCode
+    reads name and description only. Both read `.agents/skills/`: the explicit-only record goes to
+    Pi's own `.pi/skills/`, and not to OpenCode (it would offer it to its model)."""
+    knowledge(ws, "wal-mode", "What WAL mode is.")
+    knowledge(ws, "deploy-prod", "Deploy to production.", model=False)
+    result = run_sync(ws, "pi", "opencode")
+    assert {(f["folder"], tuple(f["agents"])) for f in result.folders} == {
+        (".agents/skills", ("pi", "opencode")), (".pi/skills", ("pi",))}
+    assert front(ws / ".pi/skills/deploy-prod/SKILL.md")[0]["disable-model-invocation"] is True
+    assert front(ws / ".agents/skills/wal-mode/SKILL.md")[0] == {"name": "wal-mode",
+                                                                 "description": "What WAL mode is."}
+    assert not (ws / ".agents/skills/deploy-prod").exists()
+    assert [(m["path"], m["agent"]) for m in result.missed] == [("knowledge/deploy-prod.md", "opencode")]
+    run_sync(ws, "pi")  # Pi alone: the folder it shares with the other agents
+    assert front(ws / ".agents/skills/deploy-prod/SKILL.md")[0]["disable-model-invocation"] is True
+    assert not (ws / ".pi/skills").exists()

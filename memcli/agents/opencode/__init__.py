@@ -7,6 +7,7 @@
 - wiring.py      the MCP server and allow rules in `opencode.json`, and memcli's plugin in
                  `.opencode/plugins/memcli.js` (user scope: under `~/.config/opencode/`)
 - plugin.js      that plugin: OpenCode's hooks are plugins (JavaScript), not commands
+- skills.py      its Agent Skills: name and description only, every skill listed whole
 
 The plugin prints nothing to OpenCode: it adds what `memcli hooks session-start` prints, as is, to a
 session's first prompt. It calls capture with `session.idle` after each prompt (the session goes
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import TEXT, Hooks
+from memcli.agents.base import TEXT, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -25,11 +26,14 @@ if TYPE_CHECKING:
 NAME = "opencode"
 TITLE = "OpenCode"
 HOOKS = Hooks("opencode", TEXT, end_events=frozenset({"dispose"}))
+# it reads `.claude/skills` too, Claude Code's: memcli leaves that folder to Claude Code (skills.py)
+SKILLS = Skills((".agents/skills", ".opencode/skills", ".opencode/skill"),
+                ("~/.agents/skills", "~/.config/opencode/skills", "~/.claude/skills"))
 TOOL_NAMES = ("{server}_{tool}",)  # an MCP server's tool, in its sessions and in `permission`
 
 
 def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.opencode import discovery, transcript, wiring
+    from memcli.agents.opencode import discovery, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)

@@ -31,10 +31,11 @@ def _skill_dirs(root: str, folder: str) -> list[str]:
 
 class SkillInvalid(Rule):
     """A `SKILL.md` in a project skill folder (`.claude/skills/`, `.agents/skills/`,
-    `.codex/skills/`, `.gemini/skills/`, `.github/skills/`) is one the agents load: a frontmatter
-    mapping whose `name` follows the slug grammar and equals its folder's name, and a non-empty
-    `description` of at most 1 024 characters. Whoever wrote it, memcli or a person; only SKILL.md
-    files linted by path on the commit path (the pre-commit hook passes them), all of them otherwise.
+    `.codex/skills/`, `.gemini/skills/`, `.github/skills/`, `.pi/skills/`, `.opencode/skills/`) is
+    one the agents load: a frontmatter mapping whose `name` follows the slug grammar and equals its
+    folder's name, and a non-empty `description` of at most 1 024 characters. Whoever wrote it,
+    memcli or a person; only SKILL.md files linted by path on the commit path (the pre-commit hook
+    passes them), all of them otherwise.
 
     Why: an agent skips or refuses a skill it cannot read (Codex refuses a description over 1 024
     characters, Gemini CLI skips a skill without a name), silently: the procedure is then never
