@@ -158,6 +158,22 @@ def skill_stamps(folders: Iterable[Path], names: tuple[str, ...] = ("SKILL.md",)
     return "\n".join(out)
 
 
+def claude_fields(model: bool, user: bool) -> dict[str, object]:
+    """Claude Code's words for "only when asked" and "not in the menu", which Copilot CLI reads too."""
+    out: dict[str, object] = {}
+    if not model:
+        out["disable-model-invocation"] = True
+    if not user:
+        out["user-invocable"] = False
+    return out
+
+
+def env_budget(variable: str, default: int) -> int:
+    """An agent's listing budget: its environment variable when a positive whole number, else its default."""
+    value = os.environ.get(variable, "")
+    return int(value) if value.isdigit() and int(value) > 0 else default
+
+
 def no_files(model: bool, user: bool) -> dict[str, str]:
     return {}
 

@@ -15,28 +15,25 @@ estimate below. A description longer than 1 536 characters is cut in the listing
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills, skill_stamps
+from memcli.agents.parts import (
+    Listed,
+    Listing,
+    SkillDialect,
+    claude_fields,
+    env_budget,
+    folder_skills,
+    skill_stamps,
+)
 
 BUDGET_CHARS = 30_000  # 2.1.332, its default model (measured; 1% of its window)
 OWN_CHARS = 5_850  # of which its own skills' entries (measured on 2.1.332: 14 of them)
 MAX_DESCRIPTION = 1_536  # `skillListingMaxDescChars`
 
 
-def fields(model: bool, user: bool) -> dict[str, object]:
-    out: dict[str, object] = {}
-    if not model:
-        out["disable-model-invocation"] = True
-    if not user:
-        out["user-invocable"] = False
-    return out
-
-
 def _budget() -> int:
-    value = os.environ.get("SLASH_COMMAND_TOOL_CHAR_BUDGET", "")
-    return int(value) if value.isdigit() and int(value) > 0 else BUDGET_CHARS
+    return env_budget("SLASH_COMMAND_TOOL_CHAR_BUDGET", BUDGET_CHARS)
 
 
 def _folders(root: Path) -> tuple[Path, Path]:
@@ -74,4 +71,4 @@ def listing(skills: list[Listed], root: Path) -> Listing:
     return Listing(bare=tuple(named), rule=rule)
 
 
-DIALECT = SkillDialect(fields, listing=listing, inputs=inputs)
+DIALECT = SkillDialect(claude_fields, listing=listing, inputs=inputs)

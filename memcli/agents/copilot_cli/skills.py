@@ -16,28 +16,25 @@ not, the rest are named in one line, "Additional skills available (invoke by nam
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from memcli.agents.parts import Listed, Listing, SkillDialect, folder_skills, skill_stamps
+from memcli.agents.parts import (
+    Listed,
+    Listing,
+    SkillDialect,
+    claude_fields,
+    env_budget,
+    folder_skills,
+    skill_stamps,
+)
 
 BUDGET_CHARS = 15_000  # 1.0.102's default, measured: entries up to exactly this many characters
 ENTITIES = {"'": "&apos;", '"': "&quot;"}  # besides &, < and >
 
 
-def fields(model: bool, user: bool) -> dict[str, object]:
-    out: dict[str, object] = {}
-    if not model:
-        out["disable-model-invocation"] = True
-    if not user:
-        out["user-invocable"] = False
-    return out
-
-
 def _budget() -> int:
-    value = os.environ.get("SKILL_CHAR_BUDGET", "")
-    return int(value) if value.isdigit() and int(value) > 0 else BUDGET_CHARS
+    return env_budget("SKILL_CHAR_BUDGET", BUDGET_CHARS)
 
 
 def _folders(root: Path) -> tuple[Path, Path, Path]:
@@ -82,4 +79,4 @@ def listing(skills: list[Listed], root: Path) -> Listing:
     return Listing(bare=tuple(bare), omitted=omitted, rule=rule)
 
 
-DIALECT = SkillDialect(fields, listing=listing, inputs=inputs)
+DIALECT = SkillDialect(claude_fields, listing=listing, inputs=inputs)
