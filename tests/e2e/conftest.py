@@ -80,11 +80,29 @@ def wait_for_staging(root: Path) -> list[dict[str, Any]]:
 
 
 def stop_capture_workers() -> None:
-    """The capture workers this test's hooks or extension started (their pid files are in its state
-    folder)."""
-    for pid_file in Path(os.environ["MEMCLI_STATE_DIR"]).glob("hooks/capture-*.pid"):
+    """The capture workers this test's hooks or extension started: by their pid files in its state
+    folder, and by that folder in their environment (a worker the hook has just started may not
+    have written its pid file yet; a Codex one would otherwise wait `idle_minutes`)."""
+    state = os.environ["MEMCLI_STATE_DIR"]
+    pids = set()
+    for pid_file in Path(state).glob("hooks/capture-*.pid"):
         with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+            pids.add(int(pid_file.read_text().strip()))
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if (b"hooks\0capture" in (proc / "cmdline").read_bytes()
+                    and f"MEMCLI_STATE_DIR={state}\0".encode() in (proc / "environ").read_bytes()):
+                pids.add(int(proc.name))
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def _no_capture_worker_left() -> Any:
+    """Whatever a test's agent sessions started is stopped when it ends."""
+    yield
+    stop_capture_workers()
 
 
 @pytest.fixture

@@ -61,8 +61,11 @@ def claude_session(root: Path, env: dict[str, str], script: list[Turn]) -> list[
     server = AnthropicServer()
     server.script(*script)
     with server:
-        done = run([str(claude), "-p", "How do I restore last night's backup?"], root,
-                   claude_env(env, server))
+        try:
+            done = run([str(claude), "-p", "How do I restore last night's backup?"], root,
+                       claude_env(env, server))
+        finally:
+            stop_capture_workers()
     assert done.returncode == 0, done.stderr[-3000:]
     return [r.body for r in server.model_requests()]
 
@@ -98,7 +101,10 @@ def codex_session(root: Path, env: dict[str, str], script: list[Turn], *, sync: 
         if sync:  # Codex has installed its own system skills by now: memcli counts them in its cap
             memcli(root, env, "skills", "sync")
         server.script(*script)
-        codex_exec(codex, root, env, server, "how do I restore last night's backup?")
+        try:
+            codex_exec(codex, root, env, server, "how do I restore last night's backup?")
+        finally:
+            stop_capture_workers()
         return [r.body for r in server.model_requests()]
 
 
