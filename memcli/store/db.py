@@ -85,6 +85,15 @@ class Database:
         self.threads = threads
         self.conn = self._open()
 
+    @property
+    def state_dir(self) -> Path | None:
+        """The state folder the file is kept in, None in memory or in a file not where store_path
+        puts it (a path the caller chose says nothing of a state folder)."""
+        path = self.db_path
+        if path is None or path != store_path(path.parent.parent, self.root):
+            return None
+        return path.parent.parent
+
     @classmethod
     def for_workspace(cls, ws: Workspace):  # -> Self
         return cls(ws.root, store_path(ws.state_dir, ws.root))
