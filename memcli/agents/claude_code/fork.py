@@ -19,34 +19,36 @@ import json
 import re
 from pathlib import Path
 
-_MARK = b'"requestSessionId"'
 _UUID = re.compile(rb'"uuid"\s*:\s*"([^"]+)"')
 
 
 def copied_uuids(path: Path, session_id: str) -> frozenset[str]:
     """The `uuid`s of the lines of `path` (the file of `session_id`) that were copied from the
-    sessions its lines name in `requestSessionId`, as found in those sessions' files."""
+    sessions its lines name in `requestSessionId`, as found in those sessions' files. The copies
+    come first, so `path` is read up to its own first answer; the parents' files a line at a time
+    (a transcript can be far larger than what a reader may hold)."""
+    parents: set[str] = set()
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            for line in fh:
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(obj, dict):
+                    continue
+                named = obj.get("requestSessionId")
+                if isinstance(named, str) and named != session_id and "/" not in named and named.strip("."):
+                    parents.add(named)
+                elif obj.get("type") == "assistant":
+                    break  # the session's own first answer: the copies, if any, came before it
     except OSError:
         return frozenset()
-    if _MARK not in data:  # the common case: not a fork
-        return frozenset()
-    parents: set[str] = set()
-    for line in data.splitlines():
-        if _MARK not in line:
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        named = obj.get("requestSessionId") if isinstance(obj, dict) else None
-        if isinstance(named, str) and named != session_id and "/" not in named and named.strip("."):
-            parents.add(named)
     found: set[str] = set()
     for parent in parents:
         try:
-            found.update(m.decode() for m in _UUID.findall((path.parent / f"{parent}.jsonl").read_bytes()))
-        except (OSError, UnicodeDecodeError):
+            with (path.parent / f"{parent}.jsonl").open("rb") as fh:
+                found.update(m.decode(errors="replace") for line in fh for m in _UUID.findall(line))
+        except OSError:
             continue  # gone: its copies here are the only record left
     return frozenset(found)
