@@ -33,7 +33,7 @@ def copied_uuids(path: Path, session_id: str) -> frozenset[str]:
             for line in fh:
                 try:
                     obj = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit
                     continue
                 if not isinstance(obj, dict):
                     continue
