@@ -28,6 +28,7 @@ from memcli.store.cache import ScopeCache
 from memcli.workspace import Kind
 
 _FORMAT = 4
+LEGACY_FILE = "gc-facts.marshal"  # where versions before the record store kept the facts
 # Code whose change can change a record's facts.
 _CODE = ("gc", "records", "anchors.py", "context", "tokens.py", "workspace.py", "slug.py", "secrets.py",
          "__init__.py")
@@ -101,7 +102,7 @@ class FactsCache:
     near-duplicate scores of body pairs and workspace-wide results keyed by their inputs."""
 
     def __init__(self, store: RecordStore) -> None:
-        self.entries = ScopeCache(store, "gc", _fingerprint())
+        self.entries = ScopeCache(store, "gc", _fingerprint(), legacy=LEGACY_FILE)
         self._computed = 0
 
     def facts(self, key: bytes) -> GcFacts | None:

@@ -22,6 +22,7 @@ from memcli.store import RecordStore
 from memcli.store.cache import ScopeCache
 
 _FORMAT = 4
+LEGACY_FILE = "lint-cache.marshal"  # where versions before the record store kept the results
 # Code whose change can change a verdict.
 _CODE = ("lint", "records", "anchors.py", "secrets.py", "slug.py", "workspace.py", "config.py", "__init__.py")
 
@@ -39,7 +40,7 @@ class ResultCache:
 
     def __init__(self, store: RecordStore, config: LintConfig) -> None:
         self.store = store
-        self.entries = ScopeCache(store, "lint", fingerprint(config))
+        self.entries = ScopeCache(store, "lint", fingerprint(config), legacy=LEGACY_FILE)
 
     def findings(self, path: str, key: bytes) -> list[Finding] | None:
         cached = self.entries.load(key)

@@ -1,10 +1,11 @@
 """`memcli mcp`: the memory as Model Context Protocol tools, served over stdio with the official SDK.
 
 The agent starts the server in its project; it serves the workspace found from there (or
-`--workspace`). Tools read the records as they are at each call (the search index refreshes what
-changed), so what consolidation commits between two calls is seen by the next one. Errors the model
-can act on come back as tool errors (`isError`) with a one-line fix; an unexpected exception is
-logged on stderr and reported to the client as a failed call, and the server keeps serving.
+`--workspace`). Tools read the records as they are at each call (the server keeps one search
+index, which refreshes what changed: tools.Searcher), so what consolidation commits between two
+calls is seen by the next one. Errors the model can act on come back as tool errors (`isError`)
+with a one-line fix; an unexpected exception is logged on stderr and reported to the client as a
+failed call, and the server keeps serving.
 
 Every result carries structured content, a JSON object declared as the tool's outputSchema
 (memcli.mcpserver.shapes), beside its text. Agents give a server about a second to answer
@@ -45,10 +46,11 @@ INSTRUCTIONS = (
 SearchType = Literal["decision", "request", "knowledge", "summary", "workflow"]
 
 
-def build_server(ws: Workspace) -> Any:
-    """The MCPServer with the five memcli tools bound to `ws`."""
-
-
+def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
+    """The MCPServer with the five memcli tools bound to `ws`; `searcher` keeps memcli_search's
+    index (the caller closes it)."""
+    if searcher is None:
+        searcher = tools.Searcher(ws)
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
@@ -73,7 +75,7 @@ def build_server(ws: Workspace) -> Any:
             description="Only these record types (default: all).")] = [],  # noqa: B006 - never mutated
         limit: Annotated[int, Field(description="How many hits.", ge=1, le=tools.MAX_LIMIT)] = 10,
     ) -> Annotated[CallToolResult, shapes.SearchResult]:
-        return answer(tools.search, ws=ws, query=query, types=types, limit=limit)
+        return answer(searcher.search, query=query, types=types, limit=limit)
 
     @server.tool(description="Read one memory record (frontmatter and body) by its slug, e.g. "
                  "'sqlite-backup', or its path, e.g. 'memory/decisions/use-sqlite.md'.",
@@ -128,8 +130,11 @@ def build_server(ws: Workspace) -> Any:
 
 def serve(ws: Workspace) -> int:
     """Serve `ws` over stdio until the agent closes the connection (`memcli mcp`)."""
+    searcher = tools.Searcher(ws)
     try:
-        build_server(ws).run("stdio")
+        build_server(ws, searcher).run("stdio")
     except* BrokenPipeError:
         pass  # the agent closed its end first: nobody is left to answer
+    finally:
+        searcher.close()
     return EXIT_OK

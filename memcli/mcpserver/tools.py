@@ -12,6 +12,7 @@ handshake first (docs/mcp.md, start-up).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         SourceEntry,
         SourceResult,
     )
+    from memcli.search.index import SearchIndex
     from memcli.transcript.model import Entry
     from memcli.workspace import Workspace
 
@@ -50,7 +52,9 @@ def _as_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10) -> Reply:
+def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int = 10,
+           index: SearchIndex | None = None) -> Reply:
+    """`memcli search --json`; in `index` when the caller keeps one (Searcher), else in a fresh one."""
     from memcli.search import query as service  # here: the handshake is answered before the index loads
     from memcli.search.hit import hits_json
 
@@ -58,11 +62,43 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
         service.check(query, types=types, limit=limit, max_limit=MAX_LIMIT, flag="")
     except UsageError as exc:
         raise ToolFailure(str(exc)) from None
-    hits = service.answer(ws, query, types=types, limit=limit, lexical=True).hits
+    hits = service.answer(ws, query, types=types, limit=limit, lexical=True, index=index).hits
     data: SearchResult = {"query": query, "hits": hits_json(hits)}  # type: ignore[misc]
     if not hits:
         data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."
     return Reply(_as_json(data), data)
+
+
+class Searcher:
+    """The server's `memcli_search`: one search index for the process's life, opened at the first
+    call. Kept, its refreshes after the first watch the record folders (memcli/store/watch.py)
+    instead of listing and lstat-ing every record file before each query, and its memos (slugs,
+    sizes) live from one call to the next.
+
+    The SDK runs each call of a plain-function tool on a worker thread of its pool, and calls can
+    overlap: the index's connection is opened for any thread, and one lock lets one call at a time
+    use it. One lock, not a connection per thread: the watch, the memos and a refresh's
+    transaction belong to one index, and a second index per pool thread would list every file
+    again and watch the folders once more each; ranking is Python holding the GIL anyway."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._lock = threading.Lock()
+        self._index: SearchIndex | None = None
+
+    def search(self, query: str, types: list[str] | None = None, limit: int = 10) -> Reply:
+        with self._lock:
+            if self._index is None:
+                from memcli.search.index import SearchIndex  # here: the handshake loads no index
+
+                self._index = SearchIndex.for_workspace(self.ws, threads=True)
+            return search(self.ws, query, types, limit, index=self._index)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
 
 
 def _record_path(ws: Workspace, record: str) -> str:

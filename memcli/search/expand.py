@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
+from collections.abc import Mapping
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,16 @@ def candidate_fields(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Fiel
         sql = f"SELECT rowid, slug, description, body FROM fts WHERE rowid IN ({','.join('?' * len(chunk))})"
         rows = conn.execute(sql, chunk)
         out.update((doc_id, (s.split(), d.split(), b.split())) for doc_id, s, d, b in rows)
+    return out
+
+
+def candidate_paths(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    """The path of each candidate: what orders equal scores (memcli.search.rank)."""
+    out: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        out.update(conn.execute(f"SELECT id, path FROM docs WHERE id IN ({marks})", chunk))
     return out
 
 
@@ -116,11 +127,13 @@ def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]]
     return {t: idf[t] for t in best}
 
 
-def feedback(scores: dict[int, float], terms: dict[int, list[str]], exclude: set[str], total: int) -> None:
-    """Add FEEDBACK_WEIGHT × BM25 of the first hits' best terms to every candidate, in place."""
+def feedback(scores: dict[int, float], terms: dict[int, list[str]], exclude: set[str], total: int,
+             paths: Mapping[int, str]) -> None:
+    """Add FEEDBACK_WEIGHT × BM25 of the first hits' best terms to every candidate, in place (the
+    first hits: equal scores in the order of their `paths`)."""
     if FEEDBACK_WEIGHT == 0 or total < MIN_RECORDS or len(scores) <= FEEDBACK_DOCS:
         return
-    firsts = sorted(scores, key=lambda d: (-scores[d], d))[:FEEDBACK_DOCS]
+    firsts = sorted(scores, key=lambda d: (-scores[d], paths[d]))[:FEEDBACK_DOCS]
     shares = [scores[d] / scores[firsts[0]] for d in firsts]
     chosen = feedback_terms([terms.get(d, []) for d in firsts], terms, exclude, shares)
     if not chosen:

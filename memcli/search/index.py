@@ -28,16 +28,17 @@ index_path = store_path  # one file per workspace root: the store search reads
 class SearchIndex(RecordStore):
     """The index of the records under `root`; `db_path=None` keeps it in memory."""
 
-    def __init__(self, root: Path, db_path: Path | None = None, *, racy_ns: int = RACY_NS) -> None:
-        super().__init__(root, db_path, racy_ns=racy_ns)
+    def __init__(self, root: Path, db_path: Path | None = None, *, racy_ns: int = RACY_NS,
+                 threads: bool = False) -> None:
+        super().__init__(root, db_path, racy_ns=racy_ns, threads=threads)
         self.vectors: VectorStats | None = None  # set by a search with an embedder
         self.vector_cache: VectorCache | None = None  # the record vectors, kept between searches
         self._memo: dict[str, object] = {}
         self._memo_state: tuple[int, int] | None = None
 
     @classmethod
-    def for_workspace(cls, ws: Workspace) -> SearchIndex:
-        return cls(ws.root, index_path(ws.state_dir, ws.root))
+    def for_workspace(cls, ws: Workspace, *, threads: bool = False) -> SearchIndex:
+        return cls(ws.root, index_path(ws.state_dir, ws.root), threads=threads)
 
     def recover(self) -> None:
         self.vector_cache = None  # keyed by this connection's counters

@@ -54,13 +54,19 @@ def check(query: str, *, types: list[str] | None = None, kind: str | None = None
 
 def answer(ws: Workspace, query: str, *, types: list[str] | None = None, kind: str | None = None,
            status: str | None = None, include_replaced: bool = False, limit: int = 10,
-           lexical: bool = False, marks: bool = True) -> Answer:
+           lexical: bool = False, marks: bool = True, index: SearchIndex | None = None) -> Answer:
     """The ranked hits for a checked query: hybrid when the workspace names an embedding model
-    (unless `lexical`), each marked when the code its record anchors to moved or went (`marks`)."""
+    (unless `lexical`), each marked when the code its record anchors to moved or went (`marks`).
+
+    `index`: a long-lived process's own index of `ws` (the MCP server keeps one, so its refreshes
+    watch the record folders instead of listing them: memcli/store/watch.py); else one is opened
+    for this query and closed."""
+    if index is None:
+        with SearchIndex.for_workspace(ws) as own:
+            return answer(ws, query, types=types, kind=kind, status=status, include_replaced=include_replaced,
+                          limit=limit, lexical=lexical, marks=marks, index=own)
     embedder = None if lexical else Embedder.from_config(ws.config.search)
-    with SearchIndex.for_workspace(ws) as index:
-        hits = index.search(query, types=types or None, kind=kind, status=status,
-                            include_replaced=include_replaced, limit=limit, embedder=embedder)
-        broken = index.counts()[1]
-        vectors = index.vectors
-    return Answer(with_anchor_marks(ws.root, hits) if marks else hits, broken, vectors)
+    hits = index.search(query, types=types or None, kind=kind, status=status,
+                        include_replaced=include_replaced, limit=limit, embedder=embedder)
+    vectors = index.vectors if embedder is not None else None  # (a kept index keeps an earlier search's)
+    return Answer(with_anchor_marks(ws.root, hits) if marks else hits, index.counts()[1], vectors)

@@ -13,6 +13,10 @@ still puts `use-sqlite-wal` first.
 The first hits are then re-scored by spelling (memcli.search.spelling: character 4-grams of the
 words). With an embedder, three rankings are fused by reciprocal rank: words, meaning
 (memcli.search.semantic) and spelling.
+
+Equal scores are ordered by the record's path, at every cut (the candidate pool, the feedback
+hits, each ranking, the hits returned): never by the row id, which follows the order the store
+happened to read files in, so two identical records would swap places with its history.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from memcli.analysis.text import fts_query, normalize, query_groups, query_phrases
@@ -72,12 +76,13 @@ def _fuzzy_slugs(index: Index, query: str, where: str, args: list[object]) -> di
         return {}
     # ratio ≥ 80 needs the shorter string to be at least 2/3 of the longer: skip the rest in SQL.
     low, high = -(-2 * len(wanted) // 3), 3 * len(wanted) // 2
+    # in path order: rapidfuzz keeps the choices' order among equal ratios at its limit
     if where:
-        sql = f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where}"
+        sql = f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where} ORDER BY d.path"
         rows = index.conn.execute(sql, [low, high, *args]).fetchall()
     else:  # every slug, kept while the index does not change (an MCP server asks many times)
-        rows = [row for row in index.memo("slugs", lambda: index.conn.execute("SELECT id, slug FROM docs")
-                                          .fetchall()) if low <= len(row[1]) <= high]
+        rows = [row for row in index.memo("slugs", lambda: index.conn.execute(
+            "SELECT id, slug FROM docs ORDER BY path").fetchall()) if low <= len(row[1]) <= high]
     choices = {doc_id: slug for doc_id, slug in rows}
     found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=SLUG_CUTOFF, limit=20)
     return {doc_id: score / 100.0 for _, score, doc_id in found}
@@ -95,11 +100,10 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
         query_vector = semantic.start_query(embedder, query)  # overlaps with the lexical ranking
     groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
     where, args = _filters(types, kind, status)
-    sql = (  # the filters need the docs table, no filter needs no join
-        "SELECT d.id FROM fts JOIN docs d ON d.id = fts.rowid"
-        f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
-    ) if where else "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ?, ?, ?) LIMIT ?"
-    ids = _run(index, sql, [fts_query(groups), *args, *weights, max(8 * limit, _CANDIDATES)])
+    sql = ("SELECT d.id, d.path FROM fts JOIN docs d ON d.id = fts.rowid"
+           f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?), d.path LIMIT ?")
+    paths = dict(_run(index, sql, [fts_query(groups), *args, *weights, max(8 * limit, _CANDIDATES)]))
+    ids = list(paths)
     scores: dict[int, float] = {}
     terms: dict[int, list[str]] = {}
     if ids:
@@ -108,10 +112,11 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
         terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)
-        expand.feedback(scores, terms, {t for g in groups for t in g.forms}, index.size())
+        expand.feedback(scores, terms, {t for g in groups for t in g.forms}, index.size(), paths)
         _phrases_on_top(scores, terms, query_phrases(query))
     top = max(scores.values(), default=1.0)
-    for doc_id, closeness in _fuzzy_slugs(index, query, where, args).items():
+    fuzzy = _fuzzy_slugs(index, query, where, args)
+    for doc_id, closeness in fuzzy.items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     keep_all = include_replaced or status == "replaced"
     meaning: list[int] = []
@@ -123,24 +128,27 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
         except LLMError as exc:  # the query could not be embedded: lexical this time, and say so
             if index.vectors is not None:
                 index.vectors.error = str(exc)
+    paths.update(expand.candidate_paths(index.conn, [d for d in [*fuzzy, *meaning] if d not in paths]))
     if meaning:  # replaced decisions the query is not about go before the rankings are fused
-        replaced.demote(index.conn, scores, terms, groups, keep_all=keep_all)
-    words = _ranked(scores)
+        replaced.demote(index.conn, scores, terms, groups, paths, keep_all=keep_all)
+    words = _ranked(scores, paths)
     firsts = dict.fromkeys(words[: spelling.CANDIDATES] + meaning[: spelling.CANDIDATES])
     spelled = spelling.scores(index.conn, list(firsts), query)
     if meaning:  # three rankings fused: words, meaning, spelling
-        rankings = [(1.0, words[:depth]), (1.0, meaning), (spelling.FUSION_WEIGHT, _ranked(spelled)[:depth])]
+        rankings = [(1.0, words[:depth]), (1.0, meaning),
+                    (spelling.FUSION_WEIGHT, _ranked(spelled, paths)[:depth])]
         scores = semantic.fuse(rankings, embedder.fusion_k)
-        replaced.demote(index.conn, scores, terms, groups, keep_all=True)  # still below replacements
+        replaced.demote(index.conn, scores, terms, groups, paths, keep_all=True)  # still below replacements
     else:
         scores = spelling.blend(scores, spelled)
-        replaced.demote(index.conn, scores, terms, groups, keep_all=keep_all)
-    best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return [_hit(index, doc_id, score, query) for doc_id, score in best]
+        replaced.demote(index.conn, scores, terms, groups, paths, keep_all=keep_all)
+    best = _ranked(scores, paths)[:limit]
+    return [_hit(index, doc_id, scores[doc_id], query) for doc_id in best]
 
 
-def _ranked(scores: dict[int, float]) -> list[int]:
-    return sorted(scores, key=lambda d: (-scores[d], d))
+def _ranked(scores: dict[int, float], paths: Mapping[int, str]) -> list[int]:
+    """The ids of `scores`, best first; equal scores in path order."""
+    return sorted(scores, key=lambda d: (-scores[d], paths[d]))
 
 
 def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phrases: list[list[str]]) -> None:
@@ -155,9 +163,9 @@ def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phras
             scores[doc_id] += top * found
 
 
-def _run(index: Index, sql: str, args: list[object]) -> list[int]:
+def _run(index: Index, sql: str, args: list[object]) -> list[tuple[int, str]]:
     try:
-        return [doc_id for (doc_id,) in index.conn.execute(sql, args)]
+        return index.conn.execute(sql, args).fetchall()
     except sqlite3.OperationalError:  # e.g. an FTS expression SQLite refuses: no text matches then
         return []
 

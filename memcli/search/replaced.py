@@ -16,6 +16,7 @@ a candidate like any record, then:
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,9 +34,9 @@ def coverage(words: list[str], groups: list[Group]) -> float:
 
 
 def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, list[str]],
-           groups: list[Group], *, keep_all: bool) -> None:
+           groups: list[Group], paths: Mapping[int, str], *, keep_all: bool) -> None:
     """Drop replaced decisions the query is not about (unless keep_all, or it is the best match),
-    rank the rest below their replacements (in place)."""
+    rank the rest below their replacements (in place; `paths` order equal scores)."""
     ids = list(scores)
     replaced: dict[int, str] = {}
     for i in range(0, len(ids), 500):
@@ -46,7 +47,7 @@ def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, 
         replaced.update((doc_id, by or "") for doc_id, by in rows)
     if not replaced:
         return
-    best = min(scores, key=lambda d: (-scores[d], d))  # the first hit as the ranking orders them
+    best = min(scores, key=lambda d: (-scores[d], paths[d]))  # the first hit as the ranking orders them
     for doc_id in list(replaced):
         if not keep_all and doc_id != best and coverage(terms.get(doc_id, []), groups) < ABOUT:
             del scores[doc_id]

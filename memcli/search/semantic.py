@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from memcli.config import SearchConfig
 from memcli.llm.endpoint import Endpoint
 from memcli.llm.errors import LLMError
+from memcli.search.expand import candidate_paths
 from memcli.store import RecordStore, store_path
 from memcli.workspace import Workspace
 
@@ -115,7 +116,8 @@ class VectorCache:
         self.key: tuple[object, ...] | None = None
         self.ids: Any = None  # record ids, numpy int64
         self.replaced: Any = None  # numpy bool: a replaced decision (never ranked by meaning)
-        self.matrix: Any = None  # numpy float32, one unit-length row per id
+        self.rows: Any = None  # numpy int64: each id's row of the matrix
+        self.matrix: Any = None  # numpy float32, one unit-length row per distinct vector
 
 
 def _state(conn: sqlite3.Connection, space: str) -> tuple[object, ...]:
@@ -177,39 +179,54 @@ def ranking(conn: sqlite3.Connection, space: str, qvec: bytes, where: str, args:
     is about them; records embedded at another dimension are skipped)."""
     import numpy as np  # here: numpy is the optional `semantic` extra
 
-    ids, replaced, matrix = _matrix(conn, space, len(qvec), cache)
+    ids, replaced, rows, matrix = _matrix(conn, space, len(qvec), cache)
     if not len(ids):
         return []
     keep = ~replaced
     if where:
         allowed = [doc_id for (doc_id,) in conn.execute(f"SELECT d.id FROM docs d WHERE 1 = 1{where}", args)]
         keep &= np.isin(ids, allowed)
-    sims = matrix @ np.frombuffer(qvec, dtype=np.float32)
+    # one product per distinct vector: a matrix product may round two equal rows differently
+    # (by their place in it), and identical records must tie
+    sims = (matrix @ np.frombuffer(qvec, dtype=np.float32))[rows]
     sims[~keep] = -np.inf
     depth = min(depth, int(keep.sum()))
     if depth <= 0:
         return []
-    top = np.argpartition(-sims, depth - 1)[:depth]  # the best `depth` rows, then only those sorted
-    top = top[np.lexsort((ids[top], -sims[top]))]
-    return [int(doc_id) for doc_id in ids[top]]
+    # the best `depth` rows and any equal to the last of them, then only those sorted: equal
+    # similarities in path order (not by row id, which follows the store's history)
+    cut = np.partition(-sims, depth - 1)[depth - 1]
+    top = np.flatnonzero(-sims <= cut)
+    found = ids[top].tolist()
+    paths = candidate_paths(conn, found)
+    ranked = sorted(zip(-sims[top], found, strict=True), key=lambda pair: (pair[0], paths[pair[1]]))
+    return [doc_id for _, doc_id in ranked[:depth]]
 
 
 def _matrix(conn: sqlite3.Connection, space: str, width: int,
-            cache: VectorCache | None) -> tuple[Any, Any, Any]:
+            cache: VectorCache | None) -> tuple[Any, Any, Any, Any]:
+    """(ids, replaced, each id's row, the matrix of distinct vectors): see VectorCache."""
     import numpy as np  # here: numpy only when an embedding model is configured; lexical search never
 
     key = (*_state(conn, space), width)
     if cache is not None and cache.key == key:
-        return cache.ids, cache.replaced, cache.matrix
-    rows = conn.execute(
-        "SELECT d.id, d.status IS 'replaced', v.vec FROM docs d JOIN vectors v ON v.hash = d.hash"
+        return cache.ids, cache.replaced, cache.rows, cache.matrix
+    found = conn.execute(
+        "SELECT d.id, d.status IS 'replaced', v.hash, v.vec FROM docs d JOIN vectors v ON v.hash = d.hash"
         " AND v.model = ? WHERE length(v.vec) = ?", (space, width)).fetchall()
-    ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-    replaced = np.fromiter((bool(row[1]) for row in rows), dtype=bool, count=len(rows))
-    matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32).reshape(len(rows), width // 4)
+    ids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
+    replaced = np.fromiter((bool(row[1]) for row in found), dtype=bool, count=len(found))
+    distinct: dict[str, int] = {}  # content hash → its vector's row
+    vectors: list[bytes] = []
+    for _, _, digest, vec in found:
+        if digest not in distinct:
+            distinct[digest] = len(vectors)
+            vectors.append(vec)
+    rows = np.fromiter((distinct[row[2]] for row in found), dtype=np.int64, count=len(found))
+    matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(vectors), width // 4)
     if cache is not None:
-        cache.key, cache.ids, cache.replaced, cache.matrix = key, ids, replaced, matrix
-    return ids, replaced, matrix
+        cache.key, cache.ids, cache.replaced, cache.rows, cache.matrix = key, ids, replaced, rows, matrix
+    return ids, replaced, rows, matrix
 
 
 def fuse(rankings: list[tuple[float, list[int]]], k: int) -> dict[int, float]:

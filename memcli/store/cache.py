@@ -5,6 +5,10 @@ path and bytes, the reader's code and config: they are kept under a content key 
 content hash, so an unchanged record needs no read to find them) in a *scope* named after the
 reader and a fingerprint of its code and config. A new fingerprint starts an empty scope and the
 old one is dropped at the next save. It is a cache: a failing read or write only costs speed.
+
+Earlier versions kept these results in marshal files of their own in the state folder
+(`lint-cache.marshal`, `gc-facts.marshal`), which nothing reads any more: a reader names its old
+file (`legacy`) and the first save into the store removes that one file, nothing else.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ class ScopeCache:
     """The entries of one scope (`<reader>:<fingerprint>`), read lazily or all at once (`preload`),
     written at `save()`. In a forked helper process nothing is read from or written to SQLite."""
 
-    def __init__(self, store: RecordStore, reader: str, fingerprint: str) -> None:
+    def __init__(self, store: RecordStore, reader: str, fingerprint: str, *,
+                 legacy: str | None = None) -> None:
         self.store = store
+        self.legacy = legacy  # the file name earlier versions kept this reader's results in
         self.reader = reader
         self.scope = f"{reader}:{fingerprint}"
         self._pid = os.getpid()
@@ -115,3 +121,13 @@ class ScopeCache:
         if self._all is not None:
             self._all.update(self._new)
         self._new.clear()
+        self._drop_legacy()
+
+    def _drop_legacy(self) -> None:
+        state = self.store.state_dir
+        if self.legacy is None or state is None:
+            return
+        try:
+            (state / self.legacy).unlink(missing_ok=True)
+        except OSError:  # a folder of that name, no permission: not ours to force
+            pass

@@ -64,8 +64,8 @@ def store_path(state_dir: Path, root: Path) -> Path:
     return Path(state_dir) / "search" / f"index-{digest}.sqlite"
 
 
-def _connect(target: str) -> sqlite3.Connection:
-    return sqlite3.connect(target, timeout=10, isolation_level=None)
+def _connect(target: str, threads: bool = False) -> sqlite3.Connection:
+    return sqlite3.connect(target, timeout=10, isolation_level=None, check_same_thread=not threads)
 
 
 def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
@@ -74,12 +74,25 @@ def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
 
 
 class Database:
-    """The SQLite file of the store of `root` (`db_path=None`: in memory), valid for this schema."""
+    """The SQLite file of the store of `root` (`db_path=None`: in memory), valid for this schema.
+    `threads`: the connection may be used from any thread, one at a time: the owner holds a lock
+    around every use (a refresh is several statements in one transaction, and the watch and memos
+    are plain attributes), as the MCP server's tools do (mcpserver/tools.py)."""
 
-    def __init__(self, root: Path, db_path: Path | None = None) -> None:
+    def __init__(self, root: Path, db_path: Path | None = None, *, threads: bool = False) -> None:
         self.root = Path(root).resolve()
         self.db_path = db_path
+        self.threads = threads
         self.conn = self._open()
+
+    @property
+    def state_dir(self) -> Path | None:
+        """The state folder the file is kept in, None in memory or in a file not where store_path
+        puts it (a path the caller chose says nothing of a state folder)."""
+        path = self.db_path
+        if path is None or path != store_path(path.parent.parent, self.root):
+            return None
+        return path.parent.parent
 
     @classmethod
     def for_workspace(cls, ws: Workspace):  # -> Self
@@ -96,13 +109,13 @@ class Database:
 
     def _open(self) -> sqlite3.Connection:
         if self.db_path is None:
-            return self._create(_connect(":memory:"))
+            return self._create(_connect(":memory:", self.threads))
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True)
-            conn = _connect(str(self.db_path))
+            conn = _connect(str(self.db_path), self.threads)
         except (OSError, sqlite3.Error):
             self.db_path = None  # state folder not writable: still work, from memory
-            return self._create(_connect(":memory:"))
+            return self._create(_connect(":memory:", self.threads))
         try:
             if self._valid(_tune(conn)):
                 return conn
@@ -113,7 +126,7 @@ class Database:
             return self._rebuild_file()
         except (OSError, sqlite3.Error):
             self.db_path = None  # cannot replace it: still work, from memory
-            return self._create(_connect(":memory:"))
+            return self._create(_connect(":memory:", self.threads))
 
     def _valid(self, conn: sqlite3.Connection) -> bool:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
@@ -129,7 +142,7 @@ class Database:
         assert self.db_path is not None
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
-        return self._create(_connect(str(self.db_path)))
+        return self._create(_connect(str(self.db_path), self.threads))
 
     def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         _tune(conn)
@@ -148,7 +161,7 @@ class Database:
                 return
             except (OSError, sqlite3.Error):
                 self.db_path = None
-        self.conn = self._create(_connect(":memory:"))
+        self.conn = self._create(_connect(":memory:", self.threads))
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:

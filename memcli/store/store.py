@@ -46,7 +46,7 @@ class RecordStore(Database):
     """The store of the records under `root` (`db_path=None`: in memory). `racy_ns`: how long after
     a file's last change its stamp is not trusted (tests shorten it)."""
 
-    def __init__(self, root, db_path=None, *, racy_ns: int = RACY_NS) -> None:
+    def __init__(self, root, db_path=None, *, racy_ns: int = RACY_NS, threads: bool = False) -> None:
         self.racy_ns = racy_ns
         self.odd: list[str] = []  # set by refresh(): see Listing.odd
         self.linked = False  # set by refresh(): see Listing.linked
@@ -59,7 +59,7 @@ class RecordStore(Database):
         self._count = 0  # record files, as of the last refresh
         self._shared: set[str] = set()  # files with another hard link: lstat-ed at every refresh
         self._pending: set[str] = set()  # files a refresh could not read: looked at again
-        super().__init__(root, db_path)
+        super().__init__(root, db_path, threads=threads)
         self._forget_rows_of_other_code()
 
     def close(self) -> None:

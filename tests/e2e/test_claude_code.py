@@ -229,3 +229,41 @@ def test_trust_and_approval_as_memcli_and_claude_code_see_them(
     wait_for(lambda: not _workers(project), 30, "the capture workers to finish")
     status = run(["memcli", "status"], project, agent_env)
     assert status.returncode == 0, status.stdout + status.stderr
+
+
+def test_a_fork_is_read_without_the_history_it_copied(project: Path, agent_env: dict[str, str]) -> None:
+    """`--resume <id> --fork-session` starts a new file that begins with the parent's conversation
+    copied line for line; `--resume` and `--continue` append to the session's own file. memcli
+    reads each turn once: the copies in the parent's file, the fork's own turns in the fork's."""
+    claude = str(agent_binary("claude"))
+    accept_trust_dialog(Path(agent_env["HOME"]), project)
+    server = AnthropicServer()
+    server.script(*(Turn(text=f"Answer {n}.") for n in ("one", "two", "three", "four")))
+    with server:
+        env = claude_env(agent_env, server)
+        assert run([claude, "-p", "first question"], project, env).returncode == 0
+        parent = server.model_requests()[0].headers["x-claude-code-session-id"]
+        steps = (["--resume", parent, "--fork-session", "second question"], ["--continue", "third question"],
+                 ["--resume", parent, "fourth question"])
+        for args in steps:
+            done = run([claude, "-p", *args], project, env)
+            assert done.returncode == 0, done.stderr
+        fork = server.model_requests()[1].headers["x-claude-code-session-id"]
+    assert fork != parent and [r.headers["x-claude-code-session-id"] for r in server.model_requests()] == [
+        parent, fork, fork, parent]  # --continue went on in the fork, the latest; --resume in the parent
+    folder = next((Path(agent_env["HOME"]) / ".claude" / "projects").iterdir())
+    assert sorted(p.stem for p in folder.glob("*.jsonl")) == sorted([parent, fork])  # no file per resume
+    lines = {sid: [json.loads(line) for line in (folder / f"{sid}.jsonl").read_text().splitlines()]
+             for sid in (parent, fork)}
+    copied = {o.get("uuid") for o in lines[fork]} & {o["uuid"] for o in lines[parent] if "uuid" in o}
+    assert any("first question" in json.dumps(o) for o in lines[fork] if o.get("uuid") in copied)
+
+    def said(session: str) -> list[str]:
+        shown = run(["memcli", "source", session], project, agent_env)
+        assert shown.returncode == 0, shown.stderr
+        return [line for line in shown.stdout.splitlines() if "question" in line or "Answer" in line]
+
+    assert [s.strip() for s in said(parent)] == ["first question", "Answer one.", "fourth question",
+                                                "Answer four."]
+    assert [s.strip() for s in said(fork)] == ["second question", "Answer two.", "third question",
+                                              "Answer three."]

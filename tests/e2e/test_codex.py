@@ -255,3 +255,42 @@ def test_codex_waits_for_a_slow_memcli_mcp(project: Path, codex_env: dict[str, s
     assert text.startswith("mcp_optional_startup_grace_ms = 10000\n")
     config.write_text(text.replace("mcp_optional_startup_grace_ms = 10000\n", ""), encoding="utf-8")
     assert memcli_tools(first_request("with Codex's default wait")) == set()
+
+
+def test_resume_and_fork_copy_no_history(project: Path, codex_env: dict[str, str]) -> None:
+    """`codex exec resume <id>` appends to the session's rollout; `codex exec fork <id>` starts a new
+    one that names its parent (`forked_from_id`) and holds only its own turns: Codex sends the
+    parent's history to the model but does not copy it into the file (unlike Claude Code's
+    `--fork-session` and Pi's `/fork`), so memcli reads every turn once without doing anything."""
+    codex = agent_binary("codex")
+    home = Path(codex_env["HOME"]) / ".codex"
+    home.mkdir(parents=True)
+    with ResponsesServer() as server:
+        (home / "config.toml").write_text(codex_config(server.url), encoding="utf-8")
+        trust(codex, project, proxied(codex_env, server), hooks=False)
+        server.script(*(Turn(text=f"Answer {n}.") for n in ("one", "two", "three")))
+        codex_exec(codex, project, codex_env, server, "first question")
+        (first,) = (home / "sessions").rglob("rollout-*.jsonl")
+        parent = json.loads(first.read_text(encoding="utf-8").splitlines()[0])["payload"]["id"]
+        for step in (["resume", parent, "second question"], ["fork", parent, "third question"]):
+            done = run([str(codex), "exec", *step], project, proxied(codex_env, server), timeout=120,
+                       stdin=subprocess.DEVNULL)
+            assert done.returncode == 0, done.stderr[-3000:]
+        forked_request = json.dumps(server.model_requests()[-1].body)
+    assert "first question" in forked_request and "second question" in forked_request  # history sent
+    files = sorted((home / "sessions").rglob("rollout-*.jsonl"))
+    assert len(files) == 2 and first in files  # the resume went on in the parent's file
+    (fork_file,) = [f for f in files if f != first]
+    meta = json.loads(fork_file.read_text(encoding="utf-8").splitlines()[0])["payload"]
+    assert meta["forked_from_id"] == parent
+    assert "first question" not in fork_file.read_text(encoding="utf-8")  # nothing copied
+
+    def said(session: str) -> list[str]:
+        shown = memcli(project, codex_env, "source", session)
+        assert shown.returncode == 0, shown.stderr
+        turns = {f"{n} question" for n in ("first", "second", "third")} | {
+            f"Answer {n}." for n in ("one", "two", "three")}
+        return [line.strip() for line in shown.stdout.splitlines() if line.strip() in turns]
+
+    assert said(parent) == ["first question", "Answer one.", "second question", "Answer two."]
+    assert said(meta["id"]) == ["third question", "Answer three."]

@@ -141,6 +141,11 @@ def test_copilot_cli_session_with_memcli(project: Path, agent_env: dict[str, str
     source = run(["memcli", "source", session_id], project, agent_env)
     assert source.returncode == 0 and PROMPT in source.stdout and "memcli_remember" in source.stdout
     assert "system (injected)" in source.stdout  # memcli's context, as Copilot recorded it
+    # memcli_remember's answer once: Copilot wrote its text and, after it, its structuredContent
+    events = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    (written,) = [e["data"]["result"] for e in events if e["type"] == "tool.execution_complete"
+                  and "noted" in e["data"]["result"].get("structuredContent", {})]
+    assert written["content"].count('"noted"') == 2 and source.stdout.count('"noted"') == 1
 
     # 6. no failure in memcli's status
     state = run(["memcli", "status"], project, agent_env)

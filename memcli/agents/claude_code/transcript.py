@@ -18,6 +18,8 @@ Mapping (see docs/sessions.md):
 - The title is the last `custom-title` (the user's), else `ai-title`, else the first `summary`.
 - Subagent files (`agent-<id>.jsonl` beside the session, or `<session>/subagents/agent-<id>.jsonl`)
   are sessions of their own, id `<parent session>/agent-<id>`; all their entries are sidechain.
+- A fork (`--fork-session`) begins with its parent's conversation copied: those lines are read in
+  the parent's file, not again here (fork.py).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memcli.agents.claude_code.fork import copied_uuids
 from memcli.agents.parts import Reader
 from memcli.transcript.base import json_objects, parse_time, text_of
 from memcli.transcript.model import Entry, ReadStats, SessionInfo, ToolCall, ToolResult
@@ -208,6 +211,7 @@ def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -
     end of what was read may go on in lines appended later, so a resumed read starts at its first
     line and yields it whole; the ids whose usage was counted are carried across the point."""
     side_file = "parent" in info.extra
+    copied = frozenset() if side_file else copied_uuids(info.path, info.session_id)
     pending: _Response | None = None
     start = cursor.start if cursor is not None else None
     counted: deque[str] = deque(start.carry if start else (), maxlen=256)
@@ -220,6 +224,9 @@ def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -
                 stats.ignored += 1
             else:
                 stats.skip("unknown-type")
+            continue
+        if copied and obj.get("uuid") in copied:
+            stats.ignored += 1  # the parent's line, read in the parent's file
             continue
         sidechain = side_file or bool(obj.get("isSidechain"))
         if kind == "attachment":

@@ -12,7 +12,10 @@ Mapping (checked against 1.0.102, its session-events schema and the files it wri
 - `assistant.message` → assistant: `content`, `toolRequests` as tool calls (an MCP tool is named
   `<server>-<tool>`), `reasoningText` as thinking, tokens from the `session.usage_record` of the same
   model call (`apiCallId`); a reply that calls no tool ends the turn.
-- `tool.execution_complete` → tool, injected: the result the model got, or the error.
+- `tool.execution_complete` → tool, injected: the result the model got, or the error. An MCP
+  tool's result is written as its text, a blank line and its `structuredContent` as compact JSON
+  (also kept apart in `result.structuredContent`); MCP servers give the structured content in
+  the text too (memcli's do), so that copy is left out and the text read once.
 - `hook.end` whose output has `additionalContext` (a SessionStart hook's context, memcli's among
   them), `skill.invoked` (the skill's text), `system.notification`, a compaction's summary,
   `session.info` / `.warning` / `.error` → system, injected.
@@ -22,6 +25,7 @@ Mapping (checked against 1.0.102, its session-events schema and the files it wri
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,9 +164,26 @@ def _result(data: dict[str, Any]) -> ToolResult:
     call = data.get("toolCallId") if isinstance(data.get("toolCallId"), str) else None
     if data.get("success") is True:
         result = data.get("result")
-        return ToolResult(text_of(result.get("content")) if isinstance(result, dict) else "", call)
+        if not isinstance(result, dict):
+            return ToolResult("", call)
+        return ToolResult(_once(text_of(result.get("content")), result.get("structuredContent")), call)
     error = data.get("error")
     return ToolResult(text_of(error.get("message")) if isinstance(error, dict) else "", call, True)
+
+
+def _once(content: str, structured: Any) -> str:
+    """`content` without the copy of `structured` Copilot appends to an MCP tool's text, when
+    there is text before it (a tool that gave structured content alone keeps its JSON)."""
+    if structured is None:
+        return content
+    text, blank, tail = content.rpartition("\n\n")  # compact JSON holds no raw line break
+    if not blank or not text.strip():
+        return content
+    try:
+        same = json.loads(tail) == structured
+    except ValueError:  # the text's own last paragraph
+        return content
+    return text if same else content
 
 
 def _context(kind: str, data: dict[str, Any]) -> str:

@@ -59,6 +59,31 @@ def test_real_session_reads_as_the_conversation_it_was() -> None:
     assert (stats.lines, stats.skipped, stats.ignored, stats.tokens) == (24, 0, 17, 330)
 
 
+def test_an_mcp_tools_result_is_read_once_not_with_its_structured_copy() -> None:
+    """1.0.102 writes an MCP tool's result as its text, a blank line and its structuredContent as
+    compact JSON; memcli's tools give that object as their text already, so it was read twice."""
+    lines = [json.loads(line) for line in SESSION.read_text(encoding="utf-8").splitlines()]
+    results = {e.index: e.tool_results[0].content for e in read(SESSION)[1] if e.role == "tool"}
+    assert sorted(results) == [9, 15]
+    for index, content in results.items():
+        written = lines[index]["data"]["result"]
+        assert written["content"].startswith(content + "\n\n")  # the text, as Copilot wrote it
+        assert json.loads(content) == written["structuredContent"]  # ... once
+        assert content.count('"noted"') + content.count('"hits"') == 1
+
+
+def test_a_result_keeps_what_is_not_a_copy_of_its_structured_content(tmp_path: Path) -> None:
+    shape = {"n": 1, "名前": "値"}
+    compact = json.dumps(shape, ensure_ascii=False, separators=(",", ":"))
+    def done(call: str, content: str) -> dict:
+        return event("tool.execution_complete", {"toolCallId": call, "success": True,
+                                                 "result": {"content": content, "structuredContent": shape}})
+    path = copy(tmp_path, done("a", f"n is 1\n\n{compact}"), done("b", compact),
+                done("c", 'n is 1\n\n{"n":2}'), done("d", "n is 1\n\nso says the tool"))
+    contents = [e.tool_results[0].content for e in read(path)[1][7:]]
+    assert contents == ["n is 1", compact, 'n is 1\n\n{"n":2}', "n is 1\n\nso says the tool"]
+
+
 def test_indices_stay_as_the_session_grows_and_a_read_resumes(tmp_path: Path) -> None:
     info, stream = read_session(SESSION)
     before = list(stream)
