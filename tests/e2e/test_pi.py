@@ -270,8 +270,7 @@ def test_every_line_pi_writes_is_read(project: Path, agent_env: dict[str, str], 
             rpc.send({"type": "fork", "entryId": forked["entryId"]})  # /fork: a new session from that prompt
             rpc.send({"type": "prompt", "message": "And in the fork?"}, until="agent_end")
         finally:
-            stderr = rpc.close()
-            stop_capture_workers()
+            stderr = rpc.close()  # the two capture workers finish below (wait_for_runs)
     assert rpc.proc.returncode == 0, stderr[-3000:]
     assert server.outside_requests() == []
     sessions = home / ".pi" / "agent" / "sessions"
