@@ -5,7 +5,8 @@ Usage: python bench/skills_bench.py [--knowledge 200] [--runs 15]
 
 A workspace from bench/workspace_gen.py (200 knowledge records, 100 workflows and 200 other
 records) is synced once for every agent memcli writes skills for (`--agent all`: Claude Code's
-folder and the one Codex and Gemini CLI share), then each row starts a fresh process, rows
+folder, the `.agents/skills/` the other five share, and the folders the skills kept to explicit use
+go to for Codex, Copilot CLI and Pi), then each row starts a fresh process, rows
 interleaved round by round in a new order each round, and reports the median and fastest wall
 time and the median CPU time (user + sys) of `--runs`:
   floor: python           `python -c pass` (the interpreter's start-up alone)
