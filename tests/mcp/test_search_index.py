@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ from memcli.mcpserver import tools
 from memcli.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "workspace"
 HANDSHAKE = [
     {"jsonrpc": "2.0", "id": 0, "method": "initialize",
      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -82,13 +80,6 @@ class Server:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         assert self.proc.wait(timeout=60) == 0
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
 
 
 @pytest.fixture

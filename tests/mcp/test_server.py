@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +29,6 @@ from memcli.context import build_context
 from memcli.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "workspace"
 TOOLS = {"memcli_search", "memcli_read", "memcli_context", "memcli_source", "memcli_remember"}
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
@@ -77,13 +75,6 @@ def structured(result: Any, tool: Any) -> dict[str, Any]:
 def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and ".memcli" not in p.parts}
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
 
 
 @pytest.fixture
