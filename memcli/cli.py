@@ -445,7 +445,7 @@ app.add_typer(skills_app)
 def skills_sync(
     agent: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--agent", "-a",
-        help="claude-code|codex|gemini|pi|opencode|all (repeatable; default: the agents wired).",
+        help="claude-code|codex|gemini|copilot|pi|opencode|all (repeatable; default: the agents wired).",
         show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would change; write nothing.")
                        ] = False,

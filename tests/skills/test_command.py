@@ -23,6 +23,12 @@ def test_without_an_agent_wired_it_says_how_to_get_one(ws: Path, capsys: pytest.
     assert not (ws / ".claude").exists()
 
 
+def test_its_help_names_every_agent_it_writes_for(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "skills", "sync", "--help")
+    assert code == 0
+    assert f"{'|'.join(place.options())}|all" in " ".join(out.replace("│", " ").split())
+
+
 def test_an_unknown_agent_is_a_usage_error(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "skills", "sync", "--agent", "cursor", "-w", str(ws))
     assert code == 2
