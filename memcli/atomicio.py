@@ -7,8 +7,10 @@ directory fsync'd: a crash at any point leaves either the old file or the new on
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 
@@ -56,6 +58,38 @@ def durable_append(path: Path | str, line: str) -> None:
         fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+class AppendLog:
+    """An append-only JSON-lines log (extract's ledger, the import's), replayed into memory when
+    opened: a subclass's `_apply` folds each row in, and `_append` applies a row and writes it with
+    an fsync, under one lock. A line that does not parse or apply (a torn last line from a killed
+    run) is skipped: the work it recorded is simply done again."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        for line in lines:
+            try:
+                self._apply(json.loads(line))
+            except (ValueError, KeyError, TypeError):
+                continue
+
+    def _apply(self, row: dict) -> None:
+        raise NotImplementedError
+
+    def _append(self, row: dict) -> None:
+        line = json.dumps(row, ensure_ascii=False) + "\n"
+        with self._lock:
+            self._apply(row)
+            durable_append(self.path, line)
 
 
 def atomic_delete(path: Path | str) -> None:

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.atomicio import durable_append
+from memcli.atomicio import AppendLog
 from memcli.transcript.model import Entry, SessionInfo
 
 LEDGER = "extract-ledger.jsonl"
@@ -60,29 +58,15 @@ class Span:
     time: str
 
 
-class Ledger:
+class Ledger(AppendLog):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
         self._spans: dict[str, dict[tuple[int, int], Span]] = {}
         self._staged: dict[str, set[str]] = {}
-        self._load()
+        super().__init__(path)
 
     @classmethod
     def open(cls, state_dir: Path) -> Ledger:
         return cls(state_dir / LEDGER)
-
-    def _load(self) -> None:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return
-        for line in lines:
-            try:
-                row = json.loads(line)
-                self._apply(row)
-            except (ValueError, KeyError, TypeError):
-                continue  # a torn last line from a killed run: that chunk is simply redone
 
     def _apply(self, row: dict) -> None:
         op, key = row["op"], row["key"]
@@ -98,12 +82,6 @@ class Ledger:
             self._staged.setdefault(key, set()).add(str(row["id"]))
         elif op == "forget":
             self._spans.get(key, {}).pop((int(row["range"][0]), int(row["range"][1])), None)
-
-    def _append(self, row: dict) -> None:
-        line = json.dumps(row, ensure_ascii=False) + "\n"
-        with self._lock:
-            self._apply(row)
-            durable_append(self.path, line)
 
     # -- queries -------------------------------------------------------------------------------
     def spans(self, key: str) -> list[Span]:

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
-import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.atomicio import durable_append
+from memcli.atomicio import AppendLog
 
 LEDGER = "import-ledger.jsonl"
 
@@ -51,28 +49,15 @@ class Chunk:
     time: str
 
 
-class Ledger:
+class Ledger(AppendLog):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
         self._chunks: dict[str, Chunk] = {}
         self._state: dict[str, str] = {}  # chunk id -> pending | done | dropped
-        self._load()
+        super().__init__(path)
 
     @classmethod
     def open(cls, state_dir: Path) -> Ledger:
         return cls(state_dir / LEDGER)
-
-    def _load(self) -> None:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return
-        for line in lines:
-            try:
-                self._apply(json.loads(line))
-            except (ValueError, KeyError, TypeError):
-                continue  # a torn last line: that chunk is simply imported again
 
     def _apply(self, row: dict) -> None:
         op, cid = row["op"], str(row["id"])
@@ -84,12 +69,6 @@ class Ledger:
             self._state[cid] = "pending"
         elif op in ("done", "dropped") and cid in self._chunks:
             self._state[cid] = op
-
-    def _append(self, row: dict) -> None:
-        line = json.dumps(row, ensure_ascii=False) + "\n"
-        with self._lock:
-            self._apply(row)
-            durable_append(self.path, line)
 
     # -- queries -------------------------------------------------------------------------------
     def imported(self, source: str) -> set[str]:
