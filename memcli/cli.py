@@ -278,11 +278,15 @@ def eval_(
 
 
 @app.command()
-def mcp(workspace: WorkspaceOpt = None) -> None:
+def mcp(
+    workspace: WorkspaceOpt = None,
+    relay: Annotated[str | None, typer.Option(
+        "--relay", hidden=True, help="serve one consolidation run's tools, lent over this socket")] = None,
+) -> None:
     """Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."""
     from memcli.commands.mcp import run
 
-    raise typer.Exit(run(workspace=workspace))
+    raise typer.Exit(run(workspace=workspace, relay=relay))
 
 
 @app.command("gc-report")

@@ -88,6 +88,7 @@ class ConsolidateConfig:
     max_iterations: Annotated[int, Ge(1)] = 60
     repair_turns: Annotated[int, Ge(0)] = 3
     coalesce_runs: Annotated[int, Ge(0)] = 2
+    agent_timeout_s: Annotated[float, Gt(0)] = 1800  # one run of a coding agent as the model (agent/...)
 
 
 @dataclass(frozen=True)
@@ -313,9 +314,11 @@ DEFAULT_CONFIG_TEXT = """\
 # memcli configuration. Every value below is the default; uncomment to change it.
 
 [memory]
-# Any litellm model string: "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-latest", "ollama/qwen2.5", ...
-# extract_model = "openai/gpt-4o-mini"
-# consolidation_model = "openai/o4-mini"
+# Unset: the coding agent you already use, run headless (agent/claude-code, agent/codex, ...: the one
+# whose session is captured, else the first one memcli is wired into); "none" turns that off.
+# Or any litellm model string: "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-latest", ...
+# extract_model = "agent/claude-code"
+# consolidation_model = "agent/claude-code"
 # context_tokens = 8192          # the model's context window; default: what litellm knows, else 8192
 
 [lint]
@@ -339,6 +342,7 @@ DEFAULT_CONFIG_TEXT = """\
 [consolidate]
 # trigger_files = 10            # --if-needed: run when staging holds more files than this ...
 # trigger_bytes = 200000        # ... or more bytes than this
+# agent_timeout_s = 1800        # one run of a coding agent as the model (agent/...)
 
 [gc]
 # stale_days = 180             # stale: not updated for more days than this

@@ -4,8 +4,9 @@ Sessions pending extraction (a dry extract plan), staging files and bytes agains
 `--if-needed` trigger, shared-staging items whose removal from their refs is still pending, who
 holds the consolidation lock, and the last extract and consolidation runs (when, result, tokens,
 cost). A scheduled run that failed or was killed makes `status` exit 1, so monitoring notices
-instead of trusting a silent cron job. Sessions that wait for a model (none configured, or the
-light install without litellm) are a state, not a failure: status says what to set or install.
+instead of trusting a silent cron job. The model each step uses is shown, the coding agent memcli
+picked when none is set. Sessions that wait for a model (none, or a litellm model on the light
+install) are a state, not a failure: status says what to set or install.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import Any
 
 from memcli import history
 from memcli.consolidate import inputs, journal, lock
+from memcli.errors import ConfigError
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import plan
 from memcli.extract.ready import waiting_for_model
+from memcli.llm import choose_model
 from memcli.merge.setup import driver_configured
 from memcli.search.semantic import describe as search_mode
 from memcli.sessions import discover
@@ -50,6 +53,19 @@ def _waiting_for_model(ws: Workspace, need_model: set[str]) -> dict[str, Any] | 
     sessions = need_model | captured
     reason = waiting_for_model(ws) if sessions else None
     return None if reason is None else {"sessions": len(sessions), "reason": reason}
+
+
+def _models(ws: Workspace) -> dict[str, Any]:
+    """The model each step would use now; `default`: none is set, memcli picked the agent."""
+    out: dict[str, Any] = {}
+    for role in ("extract", "consolidation"):
+        try:
+            choice = choose_model(ws, role)
+        except ConfigError:
+            out[role] = None
+            continue
+        out[role] = {"model": choice.model, "default": choice.default, "shown": choice.described(role)}
+    return out
 
 
 def _pending_removals(ws: Workspace) -> dict[str, Any]:
@@ -102,6 +118,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "recovered": recovered,
         "sessions_pending": pending,
         "waiting_for_model": _waiting_for_model(ws, need_model),
+        "models": _models(ws),
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
         "shared_staging_pending": _pending_removals(ws),

@@ -55,6 +55,10 @@ def render(data: dict[str, Any]) -> str:
     pending = data["sessions_pending"]
     lines.append(f"  sessions pending:   {pending['sessions']} ({pending['chunks']} chunks to extract; "
                  f"{pending['waiting']} still active, extracted once idle)")
+    models = data["models"]
+    shown = [f"{step} {models[role]['shown'] if models[role] else 'none'}"
+             for step, role in (("extract", "extract"), ("consolidate", "consolidation"))]
+    lines.append(f"  models:             {'; '.join(shown)}")
     if data["waiting_for_model"]:
         model = data["waiting_for_model"]
         lines.append(f"  extraction:         {model['sessions']} session(s) {model['reason']}")

@@ -18,6 +18,7 @@ from memcli import history, progress
 from memcli.consolidate import (
     agent,
     budget,
+    delegate,
     dispositions,
     gitops,
     inputs,
@@ -30,7 +31,7 @@ from memcli.consolidate import (
 from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
 from memcli.errors import MemcliError, UsageError
 from memcli.gc import RecordUsage, build_report
-from memcli.llm import Gateway, preload
+from memcli.llm import AgentGateway, Gateway, choose_model, is_agent_model, preload
 from memcli.metrics import candidate_report, load_metrics
 from memcli.provenance import Trust
 from memcli.skills.after import after_consolidation
@@ -130,14 +131,16 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
         window = budget.measure(ctx.gateway.context_tokens,
                                 tools.schemas() + [dispositions.DISPOSE, dispositions.FINISH], now)
-        convo = agent.Conversation(
-            ctx.gateway,
-            tools,
-            work,
-            plan.plan(work, staging, material.candidates, material.gc_report, window),
-            now=now,
-            max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
-        )
+        layout = plan.plan(work, staging, material.candidates, material.gc_report, window)
+        if isinstance(ctx.gateway, AgentGateway):  # a coding agent runs its own tool loop
+            convo = delegate.AgentConversation(
+                ctx.gateway, tools, work, layout, now=now, max_iterations=cfg.max_iterations,
+                repair_turns=cfg.repair_turns, ledger=ledger, timeout_s=cfg.agent_timeout_s)
+        else:
+            convo = agent.Conversation(
+                ctx.gateway, tools, work, layout, now=now,
+                max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
+            )
         convo.run()
         result.absorb(convo, flagged)
         if ledger.missing():  # the conversation cannot end so; checked again before staging goes
@@ -196,10 +199,14 @@ def run(ws: Workspace, opts: Options) -> int:
             return 0
 
         progress.note("consolidate: reading staging and memory…")
-        preload()  # the model library loads while the workspace is checked and the inputs assembled
+        choice = choose_model(ws, "consolidation", opts.model)
+        if not is_agent_model(choice.model):
+            preload()  # the model library loads while the workspace is checked and the inputs assembled
         repo = _preflight(ws, opts)
 
-        ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
+        ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=choice.model))
+        if choice.notice("consolidation"):
+            print(f"consolidate: {choice.notice('consolidation')}", file=sys.stderr)
         results = ctx.results
         scratch.clear_stale(ws)
         for round_no in range(1 + ws.config.consolidate.coalesce_runs):

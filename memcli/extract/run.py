@@ -7,6 +7,7 @@ import datetime as dt
 import functools
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,7 +28,9 @@ from memcli.llm import (
     LLMError,
     MissingExtra,
     RequestRefused,
+    choose_model,
     context_tokens,
+    is_agent_model,
     preload,
     resolve_model,
 )
@@ -38,7 +41,7 @@ from memcli.sessions import discover
 from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
 
 if TYPE_CHECKING:
-    from memcli.llm import CallUsage, Gateway
+    from memcli.llm import AgentGateway, CallUsage, Gateway
     from memcli.workspace import Workspace
 
 
@@ -53,14 +56,17 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False, ended: bool = False, session: str | None = None) -> int:
+        redo: bool = False, ended: bool = False, session: str | None = None,
+        session_agent: str | None = None) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
     that keeps a running session from being extracted half-way does not apply. `session`: that
-    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database)."""
+    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database).
+    `session_agent`: the agent that session ran in, the default model when none is set."""
 
-    if not dry_run and (redo or not stale):  # the model library loads while sessions are read
+    if not dry_run and (redo or not stale):
         note("extract: reading sessions…")
-        preload()
+        if not is_agent_model(_chosen(workspace, model, session_agent)):
+            preload()  # the model library loads while sessions are read (an agent needs none)
     ledger = Ledger.open(workspace.state_dir)
     version = prompt.version()
     gateway: Gateway | ModelName | None = None
@@ -70,14 +76,15 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         if not redo or dry_run:  # a dry run never changes the ledger: it lists what --redo would redo
             print_stale(old, version, model_name, as_json)
             return 0
-        gateway = Gateway.from_config(workspace, "extract", model)  # fail before forgetting anything
+        gateway = _gateway(workspace, model, True, session_agent)  # fail before forgetting anything
         for span in old:
             ledger.forget(span)
     elif redo:
         raise UsageError("--redo goes with --stale")
     infos = [i for i in discover(workspace, since=since, paths=paths) if session in (None, i.session_id)]
     cfg = workspace.config.extract
-    cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens),
+    chunk = _chunk_tokens(workspace, model, cfg.chunk_tokens, session_agent)
+    cfg = dataclasses.replace(cfg, chunk_tokens=chunk,
                               **({"idle_minutes": 0} if ended else {}))
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
@@ -89,7 +96,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
             # The calls first: they need no model, so no missing model, key or server loses them.
             tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json))
             if gateway is None:
-                gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work))
+                gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work),
+                                   session_agent)
             _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
         print_summary(tally, as_json)
     if tally.interrupted:
@@ -105,26 +113,43 @@ def _stale(span: Span, version: str, model: str) -> bool:
     return span.prompt_version != version or span.model != model
 
 
-def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> int:
+def _chosen(workspace: Workspace, model: str | None, session_agent: str | None) -> str | None:
+    try:
+        return choose_model(workspace, "extract", model, session_agent=session_agent).model
+    except ConfigError:
+        return None
+
+
+def _chunk_tokens(workspace: Workspace, model: str | None, configured: int,
+                  session_agent: str | None = None) -> int:
     """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
     window (see memcli.llm.context_tokens). No model configured (a dry run, or only
     `memcli_remember` calls): the configured window, if any, else the default one."""
 
+    chosen = _chosen(workspace, model, session_agent)
     try:
-        context = context_tokens(workspace, resolve_model(workspace, "extract", model))
-    except (ConfigError, MissingExtra):
+        context = context_tokens(workspace, chosen) if chosen else None
+    except MissingExtra:
+        context = None
+    if context is None:
         context = workspace.config.memory.context_tokens or DEFAULT_CONTEXT
     return prompt.chunk_budget(context, configured)
 
 
-def _gateway(workspace: Workspace, model: str | None, needed: bool) -> Gateway | ModelName:
+def _gateway(workspace: Workspace, model: str | None, needed: bool,
+             session_agent: str | None = None) -> Gateway | AgentGateway | ModelName:
     """The gateway when some chunk needs the model; else only the model's name, for the ledger (a
-    run of `memcli_remember` calls alone needs no model, nor a configured one)."""
+    run of `memcli_remember` calls alone needs no model, nor a configured one). A model memcli
+    picked (none was set) is named once on stderr."""
 
     if needed:
-        return Gateway.from_config(workspace, "extract", model)
+        choice = choose_model(workspace, "extract", model, session_agent=session_agent)
+        gateway = Gateway.from_config(workspace, "extract", choice.model)
+        if choice.notice("extract"):
+            print(f"extract: {choice.notice('extract')}", file=sys.stderr)
+        return gateway
     try:
-        return ModelName(resolve_model(workspace, "extract", model))
+        return ModelName(resolve_model(workspace, "extract", model, session_agent=session_agent))
     except ConfigError:
         return ModelName(remember.MODEL)
 
@@ -185,7 +210,8 @@ def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace
         chunks = bar.add_task("chunks", total=len(todo.work))
         work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
                                  version=version, gate=gate)
-        for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
+        workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
+        for result in pool.run_all(todo.work, work, workers, gate):
             yield result
             bar.advance(chunks)
             left[result.work.key] -= 1

@@ -38,6 +38,7 @@ from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.git.group import pid_alive
 from memcli.hooks.start import find_workspace
+from memcli.ownrun import own_run
 from memcli.workspace import Workspace
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
@@ -133,6 +134,8 @@ def run_capture(cwd: str | None, workspace: Path | None, session: str | None,
 def capture(ws: Workspace, session: str | None, transcript: str | None, *, event: str | None = None,
             sleep: Callable[[float], None] | None = None) -> int:
     """Extract the session: at once after its end, else once it has gone idle."""
+    if own_run():
+        return EXIT_OK  # a run of an agent memcli started as its model is never captured
     ended = event in registry.end_events()
     if ended and transcript and not Path(transcript).is_file():
         return EXIT_OK  # a session that ended without writing anything left nothing to extract
@@ -168,7 +171,7 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
 
         try:
             return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended,
-                               session=info.session_id)
+                               session=info.session_id, session_agent=info.agent)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
             from memcli.extract.ready import waiting_for_model  # here: with extract.run, as above
 

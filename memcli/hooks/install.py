@@ -19,12 +19,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.agents import edit, registry
+from memcli.agents import edit, registry, wired
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
 from memcli.atomicio import atomic_delete, atomic_write_text
 from memcli.errors import EXIT_OK, ConfigError, UsageError
-from memcli.extract.ready import waiting_for_model
+from memcli.extract.ready import capture_line
 from memcli.skills import after
 from memcli.workspace import Workspace, find_root
 
@@ -161,9 +161,7 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
                 print(f"{name}: {note}")
         for warning in twice_wired(agent, project):
             print(warning)
-        waiting = _capture_waiting(project)
-        if waiting:
-            print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
+        print(f"capture: {_capture_line(project)}")
     _skills(action, agent, root if root is not None else _project_root())
     return EXIT_OK
 
@@ -199,18 +197,18 @@ def _project_root() -> Path | None:
         return None
 
 
-def _capture_waiting(root: Path | None) -> str | None:
-    """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
+def _capture_line(root: Path | None) -> str:
+    """The model capture extracts with (a default agent says so), or what it waits for."""
     try:
         ws = Workspace.open(root) if root is not None else None
     except ConfigError:
         ws = None  # `memcli lint` and every command report a broken config; not install's to judge
-    return waiting_for_model(ws)
+    return capture_line(ws)
 
 
 def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
-    return any(row["state"] != "missing" and str(row["entry"]).endswith((" hook", " extension"))
-               for row in collect(agent, scope, root))
+    found = registry.by_option(agent)
+    return found is not None and wired.hooks_wired(found[0], scope, root)
 
 
 def twice_wired(agent: str, root: Path | None) -> list[str]:

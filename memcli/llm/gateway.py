@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from memcli.errors import ConfigError
-from memcli.llm.endpoint import Endpoint, Role
+from memcli.llm.agentmodel import AgentGateway, is_agent_model
+from memcli.llm.endpoint import Endpoint, Role, choose_model
 from memcli.llm.errors import ContextExceeded, InvalidOutput, LLMError, RequestRefused
 from memcli.llm.library import litellm, short, unreachable
 from memcli.llm.models import (
@@ -57,9 +58,15 @@ class Gateway:
             self._mode = self.structured_mode
 
     @classmethod
-    def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None) -> Gateway:
+    def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None,
+                    *, session_agent: str | None = None) -> Gateway | AgentGateway:
+        """The gateway to the model a step uses (memcli.llm.endpoint): a coding agent's
+        (`agent/...`, memcli.llm.agentmodel: no litellm) or a litellm model's."""
+        chosen = choose_model(workspace, role, model, session_agent=session_agent).model
+        if is_agent_model(chosen):
+            return AgentGateway.from_config(workspace, role, chosen)
         mem = workspace.config.memory
-        end = Endpoint.for_role(workspace, role, model)
+        end = Endpoint.for_role(workspace, role, chosen)
         repair = workspace.config.extract.max_retries if role == "extract" else mem.repair_attempts
         gw = cls(end.model, role, end.api_base, end.timeout_s, mem.retries, mem.backoff_s, mem.backoff_max_s,
                  repair, mem.structured_output, workspace.state_dir / RUN_LOG)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from memcli.agents import registry
 from memcli.llm.library import litellm
 from memcli.tokens import EstimateCounter
 
@@ -24,10 +25,14 @@ def takes_num_ctx(model: str) -> bool:
 
 
 def context_tokens(workspace: Workspace, model: str) -> int:
-    """The context window used for `model`: config, else litellm's knowledge, else DEFAULT_CONTEXT.
-    Imports litellm only when the config does not say (model commands only)."""
+    """The context window used for `model`: config, else the coding agent's declaration (`agent/...`),
+    else litellm's knowledge, else DEFAULT_CONTEXT. Imports litellm only when neither says (model
+    commands only)."""
     configured = workspace.config.memory.context_tokens
-    return configured if configured is not None else known_context(model) or DEFAULT_CONTEXT
+    if configured is not None:
+        return configured
+    agent = registry.by_model(model)  # a coding agent (`agent/...`): what its declaration says
+    return agent[1].context_tokens if agent is not None else known_context(model) or DEFAULT_CONTEXT
 
 
 def known_context(model: str) -> int | None:
