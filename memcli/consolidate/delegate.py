@@ -264,7 +264,10 @@ class AgentConversation(Conversation):
     def _idle_cause(self, last: str) -> str:
         said = " ".join(last.split())[:200]
         denied = f"; it was refused {', '.join(self.denied)}" if self.denied else ""
-        tools = "it never called memcli's tools" if not self.tool_calls else "they changed nothing"
+        refused = self.tools.refusals
+        tools = ("it never called memcli's tools" if not self.tool_calls else
+                 f"memcli refused {len(refused)} of its {self.tool_calls} tool calls, last: "
+                 f"{refused[-1].code}" if refused else "its tool calls changed nothing")
         assert self.ledger is not None
         left = len(self.ledger.missing())
         return (f"{self.gateway.model} ended {IDLE_RUNS} runs in a row without progress ({tools}{denied}; "

@@ -1,0 +1,240 @@
+"""A coding agent as memcli's model (`agent/<name>`, docs/models.md): the real pinned agents, run the
+way memcli runs them headless, against the scripted model servers of tests/e2e. `memcli extract`
+gets staging with machine-attached Sources from the agent's answer, `memcli consolidate` folds
+staging into records through the agent calling memcli's run-scoped tools (`memcli mcp --relay`), and
+whatever a hostile model does with the agent changes nothing memcli would refuse. No API key for a
+model provider is configured anywhere: only the agent's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.conftest import agent_binary, run
+from e2e.test_claude_code import claude_env, texts
+from support.agent_server import Turn
+from support.anthropic_server import AnthropicServer
+from support.claude_transcript import assistant_text, tool_use, user, write_session
+from support.claude_transcript import tool_result as result_of
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+SESSION = "6a1f3c2e-4b5d-4e6f-8a7b-9c0d1e2f3a4b"
+
+
+def workspace_config(model: str, **extra: str) -> str:
+    lines = [f'extract_model = "{model}"', f'consolidation_model = "{model}"']
+    lines += [f"{k} = {v}" for k, v in extra.items()]
+    return ("[memory]\n" + "\n".join(lines) + "\n\n[extract]\nidle_minutes = 0\n\n"
+            "[consolidate]\ntrigger_files = 0\ntrigger_bytes = 0\n")
+
+
+def a_session(home: Path, root: Path) -> Path:
+    """One Claude Code session in the workspace: the user settles a decision (with a token pasted in)."""
+    return write_session(home / ".claude", root, [
+        ("user", user("Let's keep the job queue in SQLite, not Redis: one less server to run. "
+                      f"My token for the CI is {SECRET}")),
+        ("assistant", assistant_text("Agreed: the queue stays in SQLite (WAL mode).", "m1")),
+        ("assistant", tool_use("Bash", {"command": "ls"}, "t1", "m2")),
+        ("user", result_of("t1", "app.py\nqueue.py")),
+        ("user", user("Yes. And always write commit messages in English.")),
+    ], session=SESSION)
+
+
+def staged(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / "memory" / "_staging").glob("*.json"))]
+
+
+def calls_log(root: Path) -> list[dict[str, Any]]:
+    log = root / ".memcli" / "llm-calls.jsonl"
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+@pytest.fixture
+def claude(project: Path, agent_env: dict[str, str]) -> tuple[Path, dict[str, str], AnthropicServer]:
+    agent_binary("claude")
+    server = AnthropicServer()
+    env = claude_env(agent_env, server)
+    env["MEMCLI_STATE_DIR"] = str(project / ".memcli")
+    (project / "memcli.toml").write_text(workspace_config("agent/claude-code"), encoding="utf-8")
+    with server:
+        yield project, env, server
+
+
+EXTRACTED = {
+    "decisions": [{"title": "Job queue in SQLite", "decision": "Keep the job queue in SQLite, not Redis",
+                   "rationale": "one less server to run", "status": "resolved"}],
+    "discussions": [], "attempts": [],
+    "requests": [{"title": "English commits", "request": "Always write commit messages in English"}],
+}
+
+
+def test_extract_through_claude_code_stages_items_with_machine_sources(claude, tmp_path: Path) -> None:
+    root, env, server = claude
+    home = Path(env["HOME"])
+    transcript = a_session(home, root)
+    server.script(Turn(tool="StructuredOutput", args=EXTRACTED))
+    done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=180)
+    assert done.returncode == 0, done.stderr
+    files = staged(root)
+    assert len(files) == 1
+    staging = files[0]
+    assert staging["model"] == "agent/claude-code"
+    assert staging["source"]["session_id"] == SESSION  # attached by memcli, not by the model
+    assert staging["items"]["decisions"][0]["decision"] == "Keep the job queue in SQLite, not Redis"
+    # what reached the agent: memcli's own extract prompt as the system prompt, the redacted
+    # transcript, and no tool but Claude Code's answer-schema tool
+    asked = server.model_requests()
+    assert len(asked) == 1
+    body = asked[0].body
+    assert [t["name"] for t in body["tools"] if not t.get("defer_loading")] == ["StructuredOutput"]
+    seen = texts(body)
+    assert "job queue in SQLite" in seen and SECRET not in seen
+    assert "You extract what happened in one excerpt" in json.dumps(body["system"])
+    # usage as the agent reported it, like any model's
+    rows = [r for r in calls_log(root) if r["role"] == "extract"]
+    assert rows and rows[-1]["model"] == "agent/claude-code" and rows[-1]["mode"] == "agent"
+    assert rows[-1]["ok"] and rows[-1]["prompt_tokens"] > 0 and rows[-1]["cost_usd"] is not None
+    # memcli's own run left no session where memcli or Claude Code would find one
+    sessions = run(["memcli", "sessions", "--json"], root, env)
+    assert [s["session_id"] for s in json.loads(sessions.stdout)] == [SESSION]
+    assert not list((home / ".claude" / "projects").glob("*/*.jsonl")) or all(
+        p.name == f"{SESSION}.jsonl" for p in (home / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+def _staging_file(root: Path) -> None:
+    from consolidate.helpers import write_staging
+
+    write_staging(root, "s1", SESSION, (0, 4), {
+        "decisions": [{"title": "Job queue", "decision": "Keep the job queue in SQLite, not Redis",
+                       "rationale": "one less server to run", "status": "resolved"}]})
+
+
+DECIDED = """---
+created_at: 2026-12-01T10:00:00+00:00
+updated_at: 2026-12-01T10:00:00+00:00
+status: resolved
+sources:
+  - session_id: {session}
+    range: [0, 4]
+---
+Keep the job queue in SQLite, not Redis: one less server to run.
+"""
+
+
+def test_consolidate_through_claude_code_commits_records_once(claude) -> None:
+    root, env, server = claude
+    _staging_file(root)
+    head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
+    path = "memory/decisions/job-queue-in-sqlite.md"
+    server.script(
+        Turn(tool="mcp__memcli__memory_write", args={"path": path, "content": DECIDED.format(session=SESSION),
+                                                     "mode": "create", "reason": "the staged decision"}),
+        Turn(tool="mcp__memcli__dispose", args={"items": ["i1"], "action": "integrated", "records": [path],
+                                                "reason": "the staged decision"}),
+        Turn(tool="mcp__memcli__finish_phase", args={"note": "integrated"}),
+        Turn(tool="mcp__memcli__finish_phase", args={"note": "nothing to tidy"}),
+        Turn(text="DONE"))
+    done = run(["memcli", "consolidate"], root, env, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / path).is_file()
+    assert staged(root) == []
+    log = run(["git", "log", "--format=%H %s", f"{head}..HEAD"], root, env).stdout.splitlines()
+    assert len([line for line in log if "consolidat" in line.lower()]) == 1, log
+    first = server.model_requests()[0].body
+    names = {t["name"] for t in first["tools"] if not t.get("defer_loading")}
+    assert names == {f"mcp__memcli__{n}" for n in ("memory_read", "memory_write", "memory_edit", "memory_delete",
+                                                     "memory_search", "knowledge_search", "project_docs",
+                                                     "dispose", "finish_phase")}
+    rows = [r for r in calls_log(root) if r["role"] == "consolidation"]
+    assert rows and all(r["mode"] == "agent-tools" and r["ok"] for r in rows)
+
+
+def test_a_hostile_agent_run_changes_nothing_and_is_reported(claude, tmp_path: Path) -> None:
+    root, env, server = claude
+    _staging_file(root)
+    outside = tmp_path / "outside.md"
+    before = run(["git", "status", "--porcelain"], root, env).stdout
+    head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
+    invented = DECIDED.format(session="00000000-0000-4000-8000-000000000000")
+    server.script(
+        Turn(tool="Bash", args={"command": f"echo pwned > {outside}"}),
+        Turn(tool="mcp__memcli__memory_write", args={"path": f"../{outside.name}", "content": "x",
+                                                     "mode": "create", "reason": "escape"}),
+        Turn(tool="mcp__memcli__memory_write", args={"path": "memory/decisions/invented.md",
+                                                     "content": invented, "mode": "create",
+                                                     "reason": "an invented Source"}),
+        Turn(text="I could not finish."))
+    done = run(["memcli", "consolidate"], root, env, timeout=240)
+    assert done.returncode == 1
+    assert "staging is kept" in done.stderr + done.stdout
+    assert "memcli refused 2 of its 2 tool calls" in done.stderr + done.stdout
+    assert not outside.exists()
+    assert not (root / "memory" / "decisions" / "invented.md").exists()
+    assert len(staged(root)) == 1
+    assert run(["git", "rev-parse", "HEAD"], root, env).stdout.strip() == head
+    assert run(["git", "status", "--porcelain"], root, env).stdout == before
+    # each refusal reached the agent as the tool's answer, the shell call as no such tool
+    seen = "\n".join(json.dumps(r.body["messages"]) for r in server.model_requests())
+    assert "No such tool available: Bash" in seen
+    assert "source-not-provided" in seen and "path" in seen
+
+
+@pytest.mark.parametrize(("status", "body", "says"), [
+    (401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
+     "is not logged in"),
+    (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}}, "is rate-limited"),
+])
+def test_an_agent_that_cannot_answer_fails_in_one_line(claude, status: int, body: dict[str, Any],
+                                                       says: str) -> None:
+    from support.agent_server import send_json
+
+    root, env, server = claude
+    env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # its own retries, which would only make the test slow
+    server.answer = lambda handler, request: send_json(handler, body, status)  # type: ignore[method-assign]
+    transcript = a_session(Path(env["HOME"]), root)
+    done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=180)
+    assert done.returncode == 1
+    line = [ln for ln in done.stderr.splitlines() + done.stdout.splitlines() if says in ln]
+    assert line and "agent/claude-code" in line[0], done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert staged(root) == []
+
+
+def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path, agent_env: dict[str, str]) -> None:
+    (project / "memcli.toml").write_text(workspace_config("agent/claude-code"), encoding="utf-8")
+    env = {**agent_env, "PATH": os.pathsep.join(p for p in agent_env["PATH"].split(os.pathsep)
+                                                 if not (Path(p) / "claude").exists())}
+    env["MEMCLI_STATE_DIR"] = str(project / ".memcli")
+    assert shutil.which("claude", path=env["PATH"]) is None
+    transcript = a_session(Path(env["HOME"]), project)
+    done = run(["memcli", "extract", "--path", str(transcript)], project, env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith("Error: model agent/claude-code: `claude` is not on PATH")
+    assert staged(project) == []
+
+
+def test_an_agent_that_hangs_is_stopped_at_the_timeout(claude) -> None:
+    root, env, server = claude
+    (root / "memcli.toml").write_text(workspace_config("agent/claude-code").replace(
+        "[extract]\n", "[extract]\ntimeout_s = 8\n"), encoding="utf-8")
+
+    def hang(handler: Any, request: Any) -> None:
+        time.sleep(60)
+
+    server.answer = hang  # type: ignore[method-assign]
+    transcript = a_session(Path(env["HOME"]), root)
+    started = time.monotonic()
+    done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=120)
+    assert time.monotonic() - started < 50
+    assert done.returncode == 1
+    assert "did not finish within 8s (extract.timeout_s)" in done.stdout + done.stderr
+    assert staged(root) == []
+    leftover = subprocess.run(["pgrep", "-f", "memcli-agent-"], capture_output=True, text=True).stdout
+    assert not leftover.strip()
