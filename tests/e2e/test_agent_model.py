@@ -48,7 +48,8 @@ def a_session(home: Path, root: Path) -> Path:
 
 
 def staged(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / "memory" / "_staging").glob("*.json"))]
+    files = sorted((root / "memory" / "_staging").glob("*.json"))
+    return [json.loads(p.read_text(encoding="utf-8")) for p in files]
 
 
 def calls_log(root: Path) -> list[dict[str, Any]]:
@@ -149,9 +150,9 @@ def test_consolidate_through_claude_code_commits_records_once(claude) -> None:
     assert len([line for line in log if "consolidat" in line.lower()]) == 1, log
     first = server.model_requests()[0].body
     names = {t["name"] for t in first["tools"] if not t.get("defer_loading")}
-    assert names == {f"mcp__memcli__{n}" for n in ("memory_read", "memory_write", "memory_edit", "memory_delete",
-                                                     "memory_search", "knowledge_search", "project_docs",
-                                                     "dispose", "finish_phase")}
+    assert names == {f"mcp__memcli__{n}" for n in (
+        "memory_read", "memory_write", "memory_edit", "memory_delete", "memory_search", "knowledge_search",
+        "project_docs", "dispose", "finish_phase")}
     rows = [r for r in calls_log(root) if r["role"] == "consolidation"]
     assert rows and all(r["mode"] == "agent-tools" and r["ok"] for r in rows)
 
@@ -189,7 +190,8 @@ def test_a_hostile_agent_run_changes_nothing_and_is_reported(claude, tmp_path: P
 @pytest.mark.parametrize(("status", "body", "says"), [
     (401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
      "is not logged in"),
-    (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}}, "is rate-limited"),
+    (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}},
+     "is rate-limited"),
 ])
 def test_an_agent_that_cannot_answer_fails_in_one_line(claude, status: int, body: dict[str, Any],
                                                        says: str) -> None:
@@ -207,7 +209,8 @@ def test_an_agent_that_cannot_answer_fails_in_one_line(claude, status: int, body
     assert staged(root) == []
 
 
-def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path, agent_env: dict[str, str]) -> None:
+def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path,
+                                                               agent_env: dict[str, str]) -> None:
     (project / "memcli.toml").write_text(workspace_config("agent/claude-code"), encoding="utf-8")
     env = {**agent_env, "PATH": os.pathsep.join(p for p in agent_env["PATH"].split(os.pathsep)
                                                  if not (Path(p) / "claude").exists())}
@@ -216,7 +219,8 @@ def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path, a
     transcript = a_session(Path(env["HOME"]), project)
     done = run(["memcli", "extract", "--path", str(transcript)], project, env)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1].startswith("Error: model agent/claude-code: `claude` is not on PATH")
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: model agent/claude-code: `claude` is not on PATH")
     assert staged(project) == []
 
 
