@@ -225,12 +225,15 @@ class Reply(NamedTuple):
 
 class McpTools(NamedTuple):
     """memcli's MCP server for one working run: the name the agent knows it by, how to start it
-    (`memcli mcp --relay ...`), and its tools' names (the only ones the run may call)."""
+    (`memcli mcp --relay ...`: command, arguments and the variables it needs, which an agent that
+    starts its servers in a clean environment must pass), and its tools' names (the only ones the
+    run may call)."""
 
     server: str
     command: str
     args: list[str]
     tools: list[str]
+    env: dict[str, str] = {}  # a NamedTuple default, never mutated
 
 
 class HeadlessDialect(NamedTuple):

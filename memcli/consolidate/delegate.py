@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -122,18 +123,11 @@ class ToolLender:
 
 
 def mcp_tools(lender: ToolLender) -> McpTools:
-    """How the agent starts memcli's relay: this memcli (its executable beside this Python, else
-    the one on PATH), the socket, the tools' names."""
-    return McpTools(SERVER, _memcli(), ["mcp", "--relay", lender.path], [t["name"] for t in lender.tools])
-
-
-def _memcli() -> str:
-    import sys  # here: only a consolidation through an agent starts memcli again
-
-    beside = Path(sys.executable).with_name("memcli")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("memcli") or "memcli"
+    """How the agent starts memcli's relay: this Python running this memcli (`-m memcli`, with
+    PYTHONPATH when one is set: a checkout run from source), the socket, the tools' names."""
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+    return McpTools(SERVER, sys.executable, ["-m", "memcli", "mcp", "--relay", lender.path],
+                    [t["name"] for t in lender.tools], env)
 
 
 @dataclass

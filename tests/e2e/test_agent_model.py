@@ -18,11 +18,13 @@ from typing import Any
 
 import pytest
 from e2e.conftest import agent_binary, run
-from e2e.test_claude_code import claude_env, texts
+from e2e.test_claude_code import claude_env
+from e2e.test_codex import KEY_VAR, codex_config
 from support.agent_server import Turn
 from support.anthropic_server import AnthropicServer
 from support.claude_transcript import assistant_text, tool_use, user, write_session
 from support.claude_transcript import tool_result as result_of
+from support.responses_server import ResponsesServer
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 SESSION = "6a1f3c2e-4b5d-4e6f-8a7b-9c0d1e2f3a4b"
@@ -57,15 +59,55 @@ def calls_log(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
 
 
-@pytest.fixture
-def claude(project: Path, agent_env: dict[str, str]) -> tuple[Path, dict[str, str], AnthropicServer]:
-    agent_binary("claude")
-    server = AnthropicServer()
-    env = claude_env(agent_env, server)
-    env["MEMCLI_STATE_DIR"] = str(project / ".memcli")
-    (project / "memcli.toml").write_text(workspace_config("agent/claude-code"), encoding="utf-8")
-    with server:
-        yield project, env, server
+class Agent:
+    """One agent as the model in a test: its scripted server, environment and the shapes of its API."""
+
+    def __init__(self, name: str, root: Path, env: dict[str, str]) -> None:
+        self.name, self.root = name, root
+        self.model = f"agent/{name}"
+        if name == "claude-code":
+            agent_binary("claude")
+            self.server: Any = AnthropicServer()
+            self.env = claude_env(env, self.server)
+        else:
+            agent_binary("codex")
+            self.server = ResponsesServer()
+            self.env = {**env, KEY_VAR: "sk-scripted"}
+            codex_home = Path(env["HOME"]) / ".codex"
+            codex_home.mkdir(parents=True, exist_ok=True)
+            (codex_home / "config.toml").write_text(codex_config(self.server.url), encoding="utf-8")
+        self.env["MEMCLI_STATE_DIR"] = str(root / ".memcli")
+        (root / "memcli.toml").write_text(workspace_config(self.model), encoding="utf-8")
+
+    def answer(self, obj: dict[str, Any]) -> Turn:
+        """The model's structured answer: Claude Code's schema tool, Codex's final message."""
+        if self.name == "claude-code":
+            return Turn(tool="StructuredOutput", args=obj)
+        return Turn(text=json.dumps(obj))
+
+    def offered(self, body: dict[str, Any]) -> set[str]:
+        """The names of the tools a model request offers (Codex: an MCP server's as a namespace)."""
+        names = set()
+        for tool in body.get("tools", []):
+            if tool.get("type") == "namespace":
+                names |= {f"{tool['name']}__{t['name']}" for t in tool.get("tools", [])}
+            elif not tool.get("defer_loading"):
+                names.add(tool.get("name") or tool.get("type"))
+        return names
+
+    def sent(self, body: dict[str, Any]) -> str:
+        """Everything a model request carries, as text."""
+        return json.dumps(body, ensure_ascii=False)
+
+
+AGENTS = ["claude-code", "codex"]
+
+
+@pytest.fixture(params=AGENTS)
+def agent(request: pytest.FixtureRequest, project: Path, agent_env: dict[str, str]) -> Any:
+    agent = Agent(request.param, project, agent_env)
+    with agent.server:
+        yield agent
 
 
 EXTRACTED = {
@@ -76,37 +118,41 @@ EXTRACTED = {
 }
 
 
-def test_extract_through_claude_code_stages_items_with_machine_sources(claude, tmp_path: Path) -> None:
-    root, env, server = claude
+def test_extract_through_an_agent_stages_items_with_machine_sources(agent: Agent) -> None:
+    root, env, server = agent.root, agent.env, agent.server
     home = Path(env["HOME"])
     transcript = a_session(home, root)
-    server.script(Turn(tool="StructuredOutput", args=EXTRACTED))
+    server.script(agent.answer(EXTRACTED))
     done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=180)
     assert done.returncode == 0, done.stderr
     files = staged(root)
     assert len(files) == 1
     staging = files[0]
-    assert staging["model"] == "agent/claude-code"
+    assert staging["model"] == agent.model
     assert staging["source"]["session_id"] == SESSION  # attached by memcli, not by the model
     assert staging["items"]["decisions"][0]["decision"] == "Keep the job queue in SQLite, not Redis"
     # what reached the agent: memcli's own extract prompt as the system prompt, the redacted
-    # transcript, and no tool but Claude Code's answer-schema tool
+    # transcript, and no tool that acts (Claude Code: only its answer-schema tool; Codex: no shell,
+    # no MCP server, nothing that writes)
     asked = server.model_requests()
     assert len(asked) == 1
     body = asked[0].body
-    assert [t["name"] for t in body["tools"] if not t.get("defer_loading")] == ["StructuredOutput"]
-    seen = texts(body)
+    offered = agent.offered(body)
+    assert offered == ({"StructuredOutput"} if agent.name == "claude-code"
+                       else {"request_user_input", "view_image"}), offered
+    seen = agent.sent(body)
     assert "job queue in SQLite" in seen and SECRET not in seen
-    assert "You extract what happened in one excerpt" in json.dumps(body["system"])
+    assert "You extract what happened in one excerpt" in seen
     # usage as the agent reported it, like any model's
     rows = [r for r in calls_log(root) if r["role"] == "extract"]
-    assert rows and rows[-1]["model"] == "agent/claude-code" and rows[-1]["mode"] == "agent"
-    assert rows[-1]["ok"] and rows[-1]["prompt_tokens"] > 0 and rows[-1]["cost_usd"] is not None
+    assert rows and rows[-1]["model"] == agent.model and rows[-1]["mode"] == "agent"
+    assert rows[-1]["ok"] and rows[-1]["prompt_tokens"] > 0
+    assert (rows[-1]["cost_usd"] is not None) == (agent.name == "claude-code")  # Codex reports none
     # memcli's own run left no session where memcli or Claude Code would find one
     sessions = run(["memcli", "sessions", "--json"], root, env)
     assert [s["session_id"] for s in json.loads(sessions.stdout)] == [SESSION]
-    assert not list((home / ".claude" / "projects").glob("*/*.jsonl")) or all(
-        p.name == f"{SESSION}.jsonl" for p in (home / ".claude" / "projects").glob("*/*.jsonl"))
+    left = [p.name for p in home.rglob("*.jsonl") if ".memcli" not in p.parts]
+    assert left == [f"{SESSION}.jsonl"], left
 
 
 def _staging_file(root: Path) -> None:
@@ -129,8 +175,8 @@ Keep the job queue in SQLite, not Redis: one less server to run.
 """
 
 
-def test_consolidate_through_claude_code_commits_records_once(claude) -> None:
-    root, env, server = claude
+def test_consolidate_through_an_agent_commits_records_once(agent: Agent) -> None:
+    root, env, server = agent.root, agent.env, agent.server
     _staging_file(root)
     head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
     path = "memory/decisions/job-queue-in-sqlite.md"
@@ -149,23 +195,27 @@ def test_consolidate_through_claude_code_commits_records_once(claude) -> None:
     log = run(["git", "log", "--format=%H %s", f"{head}..HEAD"], root, env).stdout.splitlines()
     assert len([line for line in log if "consolidat" in line.lower()]) == 1, log
     first = server.model_requests()[0].body
-    names = {t["name"] for t in first["tools"] if not t.get("defer_loading")}
-    assert names == {f"mcp__memcli__{n}" for n in (
+    ours = {f"mcp__memcli__{n}" for n in (
         "memory_read", "memory_write", "memory_edit", "memory_delete", "memory_search", "knowledge_search",
         "project_docs", "dispose", "finish_phase")}
+    others = {"request_user_input", "view_image", "list_mcp_resources", "list_mcp_resource_templates",
+              "read_mcp_resource"} if agent.name == "codex" else set()  # Codex's, none that act
+    assert agent.offered(first) == ours | others
     rows = [r for r in calls_log(root) if r["role"] == "consolidation"]
     assert rows and all(r["mode"] == "agent-tools" and r["ok"] for r in rows)
 
 
-def test_a_hostile_agent_run_changes_nothing_and_is_reported(claude, tmp_path: Path) -> None:
-    root, env, server = claude
+def test_a_hostile_agent_run_changes_nothing_and_is_reported(agent: Agent, tmp_path: Path) -> None:
+    root, env, server = agent.root, agent.env, agent.server
     _staging_file(root)
     outside = tmp_path / "outside.md"
     before = run(["git", "status", "--porcelain"], root, env).stdout
     head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
     invented = DECIDED.format(session="00000000-0000-4000-8000-000000000000")
     server.script(
-        Turn(tool="Bash", args={"command": f"echo pwned > {outside}"}),
+        Turn(tool="Bash" if agent.name == "claude-code" else "exec_command",
+             args={"command": f"echo pwned > {outside}"} if agent.name == "claude-code"
+             else {"cmd": f"echo pwned > {outside}"}),
         Turn(tool="mcp__memcli__memory_write", args={"path": f"../{outside.name}", "content": "x",
                                                      "mode": "create", "reason": "escape"}),
         Turn(tool="mcp__memcli__memory_write", args={"path": "memory/decisions/invented.md",
@@ -182,9 +232,16 @@ def test_a_hostile_agent_run_changes_nothing_and_is_reported(claude, tmp_path: P
     assert run(["git", "rev-parse", "HEAD"], root, env).stdout.strip() == head
     assert run(["git", "status", "--porcelain"], root, env).stdout == before
     # each refusal reached the agent as the tool's answer, the shell call as no such tool
-    seen = "\n".join(json.dumps(r.body["messages"]) for r in server.model_requests())
-    assert "No such tool available: Bash" in seen
+    seen = "\n".join(agent.sent(r.body) for r in server.model_requests())
+    assert ("No such tool available: Bash" if agent.name == "claude-code" else "unsupported call") in seen
     assert "source-not-provided" in seen and "path" in seen
+
+
+@pytest.fixture
+def claude(project: Path, agent_env: dict[str, str]) -> Any:
+    agent = Agent("claude-code", project, agent_env)
+    with agent.server:
+        yield agent.root, agent.env, agent.server
 
 
 @pytest.mark.parametrize(("status", "body", "says"), [

@@ -41,7 +41,8 @@ def ask(system: str, prompt: str, schema: dict[str, Any] | None, model: str | No
 
 
 def work(system: str, prompt: str, mcp: McpTools, model: str | None, folder: Path) -> Run:
-    config = {"mcpServers": {mcp.server: {"type": "stdio", "command": mcp.command, "args": mcp.args}}}
+    config = {"mcpServers": {mcp.server: {"type": "stdio", "command": mcp.command, "args": mcp.args,
+                                          "env": mcp.env}}}
     allowed = ",".join(f"mcp__{mcp.server}__{tool}" for tool in mcp.tools)
     argv = [*_COMMON, "--system-prompt-file", str(folder / SYSTEM_FILE), "--strict-mcp-config",
             "--mcp-config", str(folder / MCP_FILE), "--allowedTools", allowed,
