@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.conftest import agent_binary, run
+from e2e.conftest import STAGING_WAIT_S, agent_binary, run
 from e2e.test_claude_code import claude_env
 from e2e.test_codex import KEY_VAR, codex_config
 from support.agent_server import Turn
@@ -299,3 +299,65 @@ def test_an_agent_that_hangs_is_stopped_at_the_timeout(claude) -> None:
     assert staged(root) == []
     leftover = subprocess.run(["pgrep", "-f", "memcli-agent-"], capture_output=True, text=True).stdout
     assert not leftover.strip()
+
+
+def test_a_fresh_repository_fills_its_memory_through_claude_code_with_no_model_set(
+        project: Path, agent_env: dict[str, str]) -> None:
+    """What a new user does: `memcli init` (the project fixture), `memcli hooks install`, three
+    Claude Code sessions; no model is set anywhere. Each session's end is captured and extracted
+    by Claude Code itself, and `memcli consolidate` (no --model) folds the staging into a record
+    with the sessions' Sources. Nothing waits for a model."""
+    from e2e.test_claude_code import accept_trust_dialog
+
+    claude = agent_binary("claude")
+    home = Path(agent_env["HOME"])
+    assert "extract_model = " not in (project / "memcli.toml").read_text(encoding="utf-8").replace(
+        "# extract_model", "")
+    installed = run(["memcli", "hooks", "install", "--agent", "claude-code"], project, agent_env)
+    assert installed.returncode == 0, installed.stderr
+    assert "capture: extracting with agent/claude-code (no memory.extract_model set)" in installed.stdout
+    accept_trust_dialog(home, project)
+    server = AnthropicServer()
+    env = claude_env(agent_env, server)
+    asks = ["We keep the job queue in SQLite, not Redis.", "Backups go to the NAS every night.",
+            "Use WAL mode for every SQLite database."]
+    with server:
+        for n, ask in enumerate(asks, 1):
+            server.script(Turn(text="Noted."), Turn(tool="StructuredOutput", args={
+                "decisions": [{"title": f"Decision {n}", "decision": ask, "status": "resolved"}],
+                "discussions": [], "attempts": [], "requests": []}))
+            done = run([str(claude), "-p", ask], project, env, timeout=120)
+            assert done.returncode == 0, done.stderr
+            deadline = time.monotonic() + STAGING_WAIT_S  # the capture worker extracts after the end
+            while len(staged(project)) < n and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert len(staged(project)) == n, f"session {n} was not staged"
+        files = staged(project)
+        assert {f["model"] for f in files} == {"agent/claude-code"}
+        sources = sorted({(f["source"]["session_id"], *f["source"]["range"]) for f in files})
+        status = run(["memcli", "status", "--json"], project, agent_env)
+        data = json.loads(status.stdout)
+        assert data["waiting_for_model"] is None
+        assert data["models"]["consolidation"] == {"model": "agent/claude-code", "default": True,
+                                                   "shown": "agent/claude-code (no "
+                                                            "memory.consolidation_model set)"}
+        cited = "".join(f"  - session_id: {s}\n    range: [{a}, {b}]\n" for s, a, b in sources)
+        record = ("---\ncreated_at: 2026-12-02T10:00:00+00:00\nupdated_at: 2026-12-02T10:00:00+00:00\n"
+                  f"status: resolved\nsources:\n{cited}---\n" + " ".join(asks) + "\n")
+        path = "memory/decisions/sqlite-job-queue-and-backups.md"
+        server.script(
+            Turn(tool="mcp__memcli__memory_write", args={"path": path, "content": record, "mode": "create",
+                                                         "reason": "three staged decisions"}),
+            Turn(tool="mcp__memcli__dispose", args={"items": ["i1", "i2", "i3"], "action": "integrated",
+                                                    "records": [path], "reason": "one decision"}),
+            Turn(tool="mcp__memcli__finish_phase", args={"note": "integrated"}),
+            Turn(tool="mcp__memcli__finish_phase", args={"note": "nothing to tidy"}),
+            Turn(text="DONE"))
+        done = run(["memcli", "consolidate"], project, env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "consolidate: using agent/claude-code (no memory.consolidation_model set)" in done.stderr
+    text = (project / path).read_text(encoding="utf-8")
+    assert all(s in text for s, _, _ in sources)
+    assert staged(project) == []
+    after = json.loads(run(["memcli", "status", "--json"], project, agent_env).stdout)
+    assert after["waiting_for_model"] is None and after["staging"]["files"] == 0
