@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -361,3 +362,30 @@ def test_a_fresh_repository_fills_its_memory_through_claude_code_with_no_model_s
     assert staged(project) == []
     after = json.loads(run(["memcli", "status", "--json"], project, agent_env).stdout)
     assert after["waiting_for_model"] is None and after["staging"]["files"] == 0
+
+
+def test_the_light_install_extracts_through_an_agent(claude) -> None:
+    """No litellm at all (`pip install memcli`): an agent as the model needs none."""
+    root, env, server = claude
+    transcript = a_session(Path(env["HOME"]), root)
+    server.script(Turn(tool="StructuredOutput", args=EXTRACTED))
+    probe = ("import sys\nsys.modules['litellm'] = None\n"  # any import of litellm now fails
+             "from memcli.cli import main\nmain(sys.argv[1:])\n")
+    done = run([sys.executable, "-c", probe, "extract", "--path", str(transcript)], root, env, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(staged(root)) == 1
+
+
+def test_an_agent_that_answers_no_json_fails_in_one_line_and_is_asked_again_next_time(agent: Agent) -> None:
+    root, env, server = agent.root, agent.env, agent.server
+    (root / "memcli.toml").write_text(workspace_config(agent.model).replace(
+        "[extract]\n", "[extract]\nmax_retries = 1\n"), encoding="utf-8")
+    transcript = a_session(Path(env["HOME"]), root)
+    done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=240)
+    assert done.returncode == 1
+    assert f"model {agent.model} gave no valid answer after 2 tries" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and staged(root) == []
+    server.script(agent.answer(EXTRACTED))  # the next run asks again, and now gets an answer
+    again = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=240)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(staged(root)) == 1
