@@ -389,3 +389,17 @@ def test_an_agent_that_answers_no_json_fails_in_one_line_and_is_asked_again_next
     again = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=240)
     assert again.returncode == 0, again.stdout + again.stderr
     assert len(staged(root)) == 1
+
+
+def test_import_through_an_agent_stages_what_agents_md_says(claude) -> None:
+    root, env, server = claude
+    rule = "Always run make check before pushing a branch."
+    (root / "AGENTS.md").write_text(f"# Working here\n\n- {rule}\n", encoding="utf-8")
+    server.script(Turn(tool="StructuredOutput", args={
+        "decisions": [], "discussions": [], "attempts": [],
+        "requests": [{"title": "make check before push", "request": rule}]}))
+    done = run(["memcli", "import", "--from", "agents-md"], root, env, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    files = staged(root)
+    assert [(f["model"], f["source"]["session_id"], f["source"]["range"]) for f in files] == [
+        ("agent/claude-code", "agents-md/AGENTS.md", [3, 3])]
