@@ -144,15 +144,21 @@ class Conversation:
                      for m in self.ledger.stale()]
         return problems
 
+    def _begin(self) -> set[tuple[str, str, str]]:
+        """What both drivers do first (this loop, and a coding agent's: delegate.py): the run's own
+        tools, the integration phase with the first batch shown; the lint errors already there."""
+        assert self.ledger is not None
+        self.tools.add_tool(DISPOSE, self.ledger.dispose)
+        self.tools.add_tool(FINISH, self._finish)
+        self.phase = self.tools.phase = "integration"
+        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
+        return baseline_errors(self.scratch)
+
     def run(self) -> None:
         self.usage = CallUsage()
         if self.ledger is None:
             self.ledger = Ledger([], self.scratch.root)
-        self.tools.add_tool(DISPOSE, self.ledger.dispose)
-        self.tools.add_tool(FINISH, self._finish)
-        baseline = baseline_errors(self.scratch)
-        self.phase = self.tools.phase = "integration"
-        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
+        baseline = self._begin()
         self.messages = [
             {"role": "system", "content": prompts.load("system")},
             self._first(self.plan.first()),

@@ -34,8 +34,8 @@ from typing import Any
 from memcli import relay
 from memcli.agents.parts import McpTools
 from memcli.consolidate import prompts
-from memcli.consolidate.agent import Conversation, RunFailed, baseline_errors, nudge
-from memcli.consolidate.dispositions import DISPOSE, FINISH, Ledger
+from memcli.consolidate.agent import Conversation, RunFailed, nudge
+from memcli.consolidate.dispositions import Ledger
 from memcli.consolidate.inputs import fence
 from memcli.llm import CallUsage, LLMError
 from memcli.tools.result import ToolResult
@@ -158,11 +158,7 @@ class AgentConversation(Conversation):
         self.usage = CallUsage()
         if self.ledger is None:
             self.ledger = Ledger([], self.scratch.root)
-        self.tools.add_tool(DISPOSE, self.ledger.dispose)
-        self.tools.add_tool(FINISH, self._finish)
-        self._baseline = baseline_errors(self.scratch)
-        self.phase = self.tools.phase = "integration"
-        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
+        self._baseline = self._begin()
         system = prompts.load("system") + "\n\n" + prompts.load("delegate")
         step = self._first(self.plan.first())["content"]
         with ToolLender(lent_schemas(self.tools), self._call, _INSTRUCTIONS) as lender:

@@ -22,17 +22,15 @@ tool it needed, no answer, timed out.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -42,7 +40,7 @@ from memcli.agents import registry
 from memcli.errors import ConfigError
 from memcli.llm.errors import InvalidOutput, LLMError
 from memcli.llm.parsing import describe_invalid, extract_json
-from memcli.llm.usage import CallUsage
+from memcli.llm.usage import CallUsage, log_call
 from memcli.ownrun import ENV as HEADLESS_RUN_ENV
 
 if TYPE_CHECKING:
@@ -71,7 +69,6 @@ class AgentGateway:
     repair_attempts: int = 2
     run_log: Path | None = None
     context_tokens: int = 200_000
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
     def from_config(cls, workspace: Workspace, role: str, model: str) -> AgentGateway:
@@ -213,19 +210,8 @@ class AgentGateway:
         return f"model {self.model}: {self.agent.TITLE} failed: {said}"
 
     def _log(self, mode: str, started: float, reply: Reply | None, error: str | None) -> None:
-        if self.run_log is None:
-            return
-        row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": self.role,
-               "model": self.model, "mode": mode, "seconds": round(time.monotonic() - started, 3),
-               "ok": error is None, "error": error,
-               "prompt_tokens": reply.prompt_tokens if reply else 0,
-               "completion_tokens": reply.completion_tokens if reply else 0,
-               "cost_usd": reply.cost_usd if reply else None}
-        line = json.dumps(row, ensure_ascii=False) + "\n"
-        with self._lock:
-            self.run_log.parent.mkdir(parents=True, exist_ok=True)
-            with self.run_log.open("a", encoding="utf-8") as fh:
-                fh.write(line)
+        log_call(self.run_log, role=self.role, model=self.model, mode=mode, started=started,
+                 usage=_usage(reply) if reply else None, error=error)
 
 
 _AUTH_WORDS = ("not logged in", "please run /login", "log in", "login", "unauthorized", "invalid api key",

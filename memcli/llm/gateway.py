@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import random
@@ -27,7 +26,7 @@ from memcli.llm.models import (
     takes_num_ctx,
 )
 from memcli.llm.parsing import describe_invalid, extract_json
-from memcli.llm.usage import CallUsage, ChatTurn, ToolCallRequest
+from memcli.llm.usage import CallUsage, ChatTurn, ToolCallRequest, log_call
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
@@ -265,17 +264,8 @@ class Gateway:
         # What this call sent, not the gateway's current mode (a chat with tools has none; another
         # thread may have degraded the mode since this call was built).
         mode = "tools" if "tools" in params else params.get("response_format", {}).get("type", "prompt")
-        row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": self.role,
-               "model": self.model, "mode": mode, "seconds": round(time.monotonic() - started, 3),
-               "ok": error is None, "error": error,
-               "prompt_tokens": usage.prompt_tokens if usage else 0,
-               "completion_tokens": usage.completion_tokens if usage else 0,
-               "cost_usd": usage.cost_usd if usage else None}
-        line = json.dumps(row, ensure_ascii=False) + "\n"
-        with self._lock:  # one write per line in append mode: concurrent calls never interleave
-            self.run_log.parent.mkdir(parents=True, exist_ok=True)
-            with self.run_log.open("a", encoding="utf-8") as fh:
-                fh.write(line)
+        log_call(self.run_log, role=self.role, model=self.model, mode=mode, started=started, usage=usage,
+                 error=error)
 
 
 def _content(response: Any) -> str:
