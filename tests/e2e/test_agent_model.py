@@ -66,17 +66,27 @@ class Agent:
     def __init__(self, name: str, root: Path, env: dict[str, str]) -> None:
         self.name, self.root = name, root
         self.model = f"agent/{name}"
+        # the user's own MCP servers, as a user-scope `memcli hooks install` and any other tool
+        # leave them: a run of memcli's offers none of their tools
+        example = str(Path(__file__).resolve().parents[2] / "examples" / "workspace")
+        theirs = {"memcli": ["mcp"], "notes": ["mcp", "-w", example]}
         if name == "claude-code":
             agent_binary("claude")
             self.server: Any = AnthropicServer()
             self.env = claude_env(env, self.server)
+            servers = {k: {"type": "stdio", "command": "memcli", "args": v} for k, v in theirs.items()}
+            (Path(env["HOME"]) / ".claude.json").write_text(json.dumps({"mcpServers": servers}),
+                                                            encoding="utf-8")
         else:
             agent_binary("codex")
             self.server = ResponsesServer()
             self.env = {**env, KEY_VAR: "sk-scripted"}
             codex_home = Path(env["HOME"]) / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
-            (codex_home / "config.toml").write_text(codex_config(self.server.url), encoding="utf-8")
+            servers_toml = "".join(f'\n[mcp_servers.{k}]\ncommand = "memcli"\nargs = {json.dumps(v)}\n'
+                                   for k, v in theirs.items())
+            (codex_home / "config.toml").write_text(codex_config(self.server.url) + servers_toml,
+                                                    encoding="utf-8")
         self.env["MEMCLI_STATE_DIR"] = str(root / ".memcli")
         (root / "memcli.toml").write_text(workspace_config(self.model), encoding="utf-8")
 

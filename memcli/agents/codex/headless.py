@@ -7,8 +7,9 @@ with `--ephemeral` (no rollout file: never one of the workspace's sessions, noth
 `$CODEX_HOME/sessions`), the read-only sandbox, memcli's system prompt in place of Codex's
 instructions (`model_instructions_file`), and everything that would add tools or instructions off:
 its shell, sub-agents, goals, images, apps, plugins, browser and computer use, web search, the
-bundled skills, hooks. The user's own MCP servers are replaced: none for a question, memcli's
-run-scoped server for a working run. The user's provider, model and login are Codex's own.
+bundled skills, hooks. The user's own MCP servers (`$CODEX_HOME/config.toml`) are switched off by
+name: none for a question, memcli's run-scoped server alone for a working run. The user's
+provider, model and login are Codex's own.
 
 Its schema option (`--output-schema`) sends the schema as OpenAI strict structured output, which
 takes every property as required and no `default` or length keywords: the schema is sent in that
@@ -19,9 +20,12 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
+from memcli.agents.codex.discovery import home
 from memcli.agents.parts import HeadlessDialect, McpTools, Reply, Run
 
 SYSTEM_FILE = "system.md"
@@ -41,11 +45,33 @@ def _toml(value: Any) -> str:
 def _common(folder: Path, model: str | None, servers: dict[str, Any]) -> list[str]:
     argv = ["codex", "exec", "--json", "--ephemeral", "--skip-git-repo-check", "--sandbox", "read-only",
             "--color", "never", "-c", f"model_instructions_file={_toml(str(folder / SYSTEM_FILE))}",
-            "-c", 'web_search="disabled"', "-c", "skills.bundled.enabled=false",
-            "-c", f"mcp_servers={_toml(servers)}"]
+            "-c", 'web_search="disabled"', "-c", "skills.bundled.enabled=false"]
+    # `-c mcp_servers={...}` is merged into the user's servers, not put in their place: each of
+    # theirs is switched off by name, memcli's set whole
+    for name in user_servers():
+        if name not in servers:
+            argv += ["-c", f"mcp_servers.{_key(name)}.enabled=false"]
+    for name, server in servers.items():
+        argv += ["-c", f"mcp_servers.{_key(name)}={_toml(server)}"]
     for feature in OFF:
         argv += ["--disable", feature]
     return argv + (["--model", model] if model else [])
+
+
+def user_servers() -> list[str]:
+    """The MCP servers in the user's `$CODEX_HOME/config.toml` (a project's own config is read by
+    Codex only in a trusted folder, and a run's folder is a new, empty one)."""
+    try:
+        data = tomllib.loads((home() / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # Codex itself reports a config it cannot read
+    servers = data.get("mcp_servers")
+    return [str(name) for name in servers] if isinstance(servers, dict) else []
+
+
+def _key(name: str) -> str:
+    """A TOML key: bare when it can be, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
 def strict(schema: dict[str, Any]) -> dict[str, Any]:

@@ -98,8 +98,9 @@ def test_a_question_has_no_tools_and_a_working_run_only_memcli_s(agent, tmp_path
         assert "--strict-mcp-config" in worked.argv and worked.argv[worked.argv.index("--model") + 1] == \
             "small-model"
     else:
-        assert "--ephemeral" in asked.argv and "shell_tool" in asked.argv and "mcp_servers={}" in asked.argv
-        server = next(a for a in worked.argv if a.startswith("mcp_servers="))
+        assert "--ephemeral" in asked.argv and "shell_tool" in asked.argv
+        assert not any(a.startswith("mcp_servers") for a in asked.argv)  # the user has none here
+        server = next(a for a in worked.argv if a.startswith("mcp_servers.memcli="))
         assert '"dispose"' in server and "approve" in server and "-m" in server
 
 
@@ -108,3 +109,19 @@ def test_model_strings_name_the_agent_and_its_own_model() -> None:
     assert registry.by_model("agent/claude-code/haiku")[2] == "haiku"
     assert registry.by_model("agent/codex")[2] is None
     assert registry.by_model("agent/nobody") is None and registry.by_model("openai/gpt-4o") is None
+
+
+def test_codex_runs_switch_the_users_own_mcp_servers_off(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    (tmp_path / "codex").mkdir()
+    (tmp_path / "codex" / "config.toml").write_text(
+        '[mcp_servers.memcli]\ncommand = "memcli"\nargs = ["mcp"]\n\n[mcp_servers."my db"]\ncommand = "db"\n',
+        encoding="utf-8")
+    asked = codex.load().headless.ask("S", "P", None, None, tmp_path).argv
+    assert "mcp_servers.memcli.enabled=false" in asked and 'mcp_servers."my db".enabled=false' in asked
+    tools = McpTools("memcli", "/usr/bin/python3", ["-m", "memcli", "mcp", "--relay", "/s"], ["dispose"])
+    worked = codex.load().headless.work("S", "P", tools, None, tmp_path).argv
+    assert 'mcp_servers."my db".enabled=false' in worked
+    assert "mcp_servers.memcli.enabled=false" not in worked  # memcli's own relay takes its place
+    assert any(a.startswith("mcp_servers.memcli={command = ") for a in worked)
