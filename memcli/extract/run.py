@@ -8,12 +8,12 @@ import functools
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memcli import history
+from memcli import history, progress
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool, prompt, remember
 from memcli.extract.ledger import Ledger, Span
@@ -27,9 +27,11 @@ from memcli.llm import (
     LLMError,
     MissingExtra,
     RequestRefused,
+    assumed_window,
     context_tokens,
     preload,
     resolve_model,
+    spend,
 )
 from memcli.progress import note
 from memcli.records.models import Source
@@ -39,6 +41,7 @@ from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, stagi
 
 if TYPE_CHECKING:
     from memcli.llm import CallUsage, Gateway
+    from memcli.llm.spend import Budget
     from memcli.workspace import Workspace
 
 
@@ -53,10 +56,13 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False, ended: bool = False, session: str | None = None) -> int:
+        redo: bool = False, ended: bool = False, session: str | None = None, progress_mode: str = "auto",
+        background: bool = False) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
     that keeps a running session from being extracted half-way does not apply. `session`: that
-    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database)."""
+    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database).
+    `background`: the capture hook's run, which also stops where the day's budget ends. A dry run
+    loads no model library: the context window comes from litellm's model table read as a file."""
 
     if not dry_run and (redo or not stale):  # the model library loads while sessions are read
         note("extract: reading sessions…")
@@ -77,10 +83,12 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         raise UsageError("--redo goes with --stale")
     infos = [i for i in discover(workspace, since=since, paths=paths) if session in (None, i.session_id)]
     cfg = workspace.config.extract
-    cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens),
+    cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens, dry_run),
                               **({"idle_minutes": 0} if ended else {}))
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
+        if any(w.chunk.needs_model for w in todo.work) and not as_json:
+            _say_window(workspace, model, note, light=True)
         print_dry_run(todo, as_json)
         return 0
     tally = Tally(todo)
@@ -90,7 +98,12 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
             tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json))
             if gateway is None:
                 gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work))
-            _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
+            with progress.reporter(progress_mode, "extract", machine_output=as_json, phase="extract",
+                                   unit="chunks", total=len(todo.work)) as shown:
+                if not isinstance(gateway, ModelName):
+                    _say_window(workspace, gateway.model, shown.say, light=False)
+                _extract_all(todo, tally, gateway, ledger, workspace, version, shown,
+                             spend.run_budget(workspace, background))
         print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
@@ -105,13 +118,24 @@ def _stale(span: Span, version: str, model: str) -> bool:
     return span.prompt_version != version or span.model != model
 
 
-def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> int:
+def _say_window(workspace: Workspace, model: str | None, say: Callable[[str], None], light: bool) -> None:
+    """Say once, at the start, when the window the chunks are cut for is memcli's assumption."""
+    try:
+        assumed = assumed_window(workspace, resolve_model(workspace, "extract", model), light=light)
+    except ConfigError:
+        return
+    if assumed:
+        say(f"extract: {assumed}")
+
+
+def _chunk_tokens(workspace: Workspace, model: str | None, configured: int, light: bool = False) -> int:
     """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
-    window (see memcli.llm.context_tokens). No model configured (a dry run, or only
-    `memcli_remember` calls): the configured window, if any, else the default one."""
+    window (see memcli.llm.context_tokens; `light`: from litellm's table without importing it).
+    No model configured (a dry run, or only `memcli_remember` calls): the configured window, if
+    any, else the default one."""
 
     try:
-        context = context_tokens(workspace, resolve_model(workspace, "extract", model))
+        context = context_tokens(workspace, resolve_model(workspace, "extract", model), light=light)
     except (ConfigError, MissingExtra):
         context = workspace.config.memory.context_tokens or DEFAULT_CONTEXT
     return prompt.chunk_budget(context, configured)
@@ -137,16 +161,22 @@ class ModelName:
 
 
 def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
-                 version: str, quiet: bool) -> None:
+                 version: str, shown: progress.Reporter, budget: Budget) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
     history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
                                           "pid": os.getpid(), "host": socket.gethostname()})
     gate = pool.Gate()
+    work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
+                             version=version, gate=gate)
     try:
-        for result in _execute(todo, gateway, ledger, workspace, version, quiet, gate):
+        for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
             tally.add(result.work, result.status, result.items, result.usage, result.error)
+            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
+            if not tally.stopped and (over := budget.reached(tally.usage)):
+                tally.stopped = over  # calls in flight finish; no new one starts
+                gate.abort.set()
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
         gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
@@ -166,31 +196,8 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
             "done" if done == len(tally.plan.work) else "partial"),
         "error": error, "counts": {"chunks": done, **tally.items},
         "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
-        "cost_usd": tally.cost,
+        "cost_usd": tally.cost, **({"note": f"stopped: {tally.stopped}"} if tally.stopped else {}),
     }
-
-
-def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace, version: str,
-             quiet: bool, gate: pool.Gate) -> Iterator[Result]:
-    from rich.console import Console  # here: --json and the hook's worker draw no progress bar
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    left: dict[str, int] = {}
-    for w in todo.work:
-        left[w.key] = left.get(w.key, 0) + 1
-    columns = (TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, disable=quiet or not console.is_terminal) as bar:
-        sessions = bar.add_task("sessions", total=len(left))
-        chunks = bar.add_task("chunks", total=len(todo.work))
-        work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
-                                 version=version, gate=gate)
-        for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
-            yield result
-            bar.advance(chunks)
-            left[result.work.key] -= 1
-            if not left[result.work.key]:
-                bar.advance(sessions)
 
 
 def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], ExtractedItems]:
