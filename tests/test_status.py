@@ -126,3 +126,19 @@ def test_extract_marked_running_is_interrupted_once_its_process_is_gone(ws, caps
                                    "result": "running", "pid": os.getpid(), "host": socket.gethostname()})
     code, out = _status(ws, capsys)
     assert code == 0 and "running" in out
+
+def test_an_interrupted_run_shows_what_its_calls_spent_from_the_call_log(ws, capsys):
+    """The run's record never got past "running" (killed); its four calls are in llm-calls.jsonl."""
+    started = "2026-05-20T10:00:00+00:00"
+    history.record(ws, "consolidate", {"run_id": "killed", "started_at": started, "result": "running",
+                                       "prompt_tokens": 0, "completion_tokens": 0})
+    rows = [{"time": f"2026-05-20T10:0{i}:30+00:00", "role": role, "model": FAKE_MODEL, "mode": "tools",
+             "seconds": 1.0, "ok": True, "error": None, "prompt_tokens": 1000, "completion_tokens": 50,
+             "cost_usd": None} for i, role in enumerate(["consolidation"] * 4 + ["extract"])]
+    earlier = {**rows[0], "time": "2026-05-20T09:59:00+00:00"}  # before the run: not its call
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    (ws.state_dir / "llm-calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [earlier, *rows]))
+    code, out = _status(ws, capsys)
+    assert code == 1
+    assert (f"last consolidate:   {started}: interrupted; 4200 tokens, cost unknown in 4 model calls "
+            "(from llm-calls.jsonl)") in out

@@ -167,16 +167,14 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger:
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
     history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
                                           "pid": os.getpid(), "host": socket.gethostname()})
-    gate = pool.Gate()
+    gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
                              version=version, gate=gate)
     try:
         for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
             tally.add(result.work, result.status, result.items, result.usage, result.error)
+            tally.stopped = gate.stopped
             shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
-            if not tally.stopped and (over := budget.reached(tally.usage)):
-                tally.stopped = over  # calls in flight finish; no new one starts
-                gate.abort.set()
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
         gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
@@ -274,6 +272,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
+        gate.charge(exc.usage)
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
         if isinstance(exc, RequestRefused) and exc.context_window:
@@ -282,6 +281,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
+    gate.charge(usage)
     items = _redacted(items)
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again

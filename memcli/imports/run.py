@@ -156,15 +156,13 @@ def _budget(workspace: Workspace, model: str | None) -> int:
 
 def _import_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, staging_dir: Path,
                 workers: int, shown: progress.Reporter, budget: spend.Budget) -> None:
-    gate = pool.Gate()
+    gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=staging_dir, gate=gate)
     try:
         for result in pool.run_all(todo.work, work, workers, gate):
             tally.add(result.work, result.status, result.items, result.files, result.usage, result.error)
+            tally.stopped = gate.stopped
             shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
-            if not tally.stopped and (over := budget.reached(tally.usage)):
-                tally.stopped = over  # calls in flight finish; no new one starts
-                gate.abort.set()
     except KeyboardInterrupt:  # what was answered is kept; the rest is imported next time
         gate.close()
         tally.interrupted = True
@@ -178,12 +176,14 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
+        gate.charge(exc.usage)
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
         if isinstance(exc, RequestRefused) and exc.context_window:
             return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key: every other chunk would fail too
         return Result(w, "error", error=str(exc))
+    gate.charge(usage)
     files = _staging(w, _redacted(items), usage, gateway.model, messages[-1]["content"])
     blocks = [(p.start, p.end, p.fp) for p in w.pieces]
     with gate.writing() as allowed:
