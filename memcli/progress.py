@@ -176,8 +176,9 @@ class TextReporter(Reporter):
         self._live = self._console.is_terminal
         self._last_call = -1
         # a narrow terminal cuts the words at the end, never the counts or the time
+        words = Column(no_wrap=True, overflow="ellipsis", ratio=1)
         columns = (TextColumn("{task.fields[head]}"), TimeElapsedColumn(table_column=Column(min_width=7)),
-                   TextColumn("{task.fields[state]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)))
+                   TextColumn("{task.fields[state]}", table_column=words))
         self._bar = Progress(*columns, console=self._console, disable=not self._live, expand=True)
         self._task = self._bar.add_task(event.command, head=_head(event), state=describe(event))
         self._bar.start()

@@ -28,9 +28,9 @@ def _budget(root, table: str) -> None:
 
 
 def _spent_today(ws: Workspace, tokens: int) -> None:
-    row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": "extract", "model": FAKE_MODEL,
-           "mode": "json_schema", "seconds": 1.0, "ok": True, "error": None, "prompt_tokens": tokens,
-           "completion_tokens": 0, "cost_usd": None}
+    row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": "extract",
+           "model": FAKE_MODEL, "mode": "json_schema", "seconds": 1.0, "ok": True, "error": None,
+           "prompt_tokens": tokens, "completion_tokens": 0, "cost_usd": None}
     ws.state_dir.mkdir(parents=True, exist_ok=True)
     with (ws.state_dir / RUN_LOG).open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(row) + "\n")
@@ -61,7 +61,8 @@ def test_if_needed_waits_while_the_days_budget_is_spent_and_a_run_by_hand_runs(r
     assert fake_llm.calls == 0 and (snapshot(repo_ws), head(repo_ws)) == before
     assert history.last(ws, "consolidate")["result"] == "deferred"
 
-    fake_llm.push(Reply(tool_calls=[dispose_call(["i1", "i2"]), finish_call()]), Reply(tool_calls=[finish_call()]))
+    fake_llm.push(Reply(tool_calls=[dispose_call(["i1", "i2"]), finish_call()]),
+                  Reply(tool_calls=[finish_call()]))
     assert run(ws, Options()) == 0  # by hand: the day's budget is for background work
     assert fake_llm.calls == 2 and not (repo_ws / "memory/_staging/s1.json").exists()
 

@@ -78,9 +78,10 @@ def test_mixed_turns_that_get_nowhere_are_listed(repo_ws, fake_llm, capsys):
 
 
 def test_progress_resets_the_count(repo_ws, fake_llm, capsys):
-    """Two idle turns, a disposition, two more idle turns, the rest: never three in a row."""
+    """Two idle turns, a disposition, a text turn and a refused finish, the rest: never three in a row."""
     idle = Reply(content="Thinking about it.")
-    fake_llm.push(idle, idle, Reply(tool_calls=[dispose_call(["i1"])]), idle, Reply(tool_calls=[finish_call()]),
+    fake_llm.push(idle, idle, Reply(tool_calls=[dispose_call(["i1"])]), idle,
+                  Reply(tool_calls=[finish_call()]),
                   Reply(tool_calls=[dispose_call(["i2"]), finish_call()]), Reply(tool_calls=[finish_call()]))
     assert run(Workspace.open(repo_ws), Options()) == 0, capsys.readouterr().err
     assert fake_llm.calls == 7
@@ -90,7 +91,7 @@ def test_a_repeated_read_with_the_same_answer_is_no_progress(repo_ws, fake_llm, 
     read = Reply(tool_calls=[tool_call("memory_read", {"path": "memory/summary.md"})])
     fake_llm.responder = lambda body: read
     assert _stops(repo_ws, fake_llm, capsys) == (
-        f"the same call 3 times with the same result: memory_read memory/summary.md "
+        "the same call 3 times with the same result: memory_read memory/summary.md "
         "(the run stopped after 4 model calls, 3 in a row without progress: consolidate.no_progress_turns); "
         "staging is kept")
     assert fake_llm.calls == 4  # the first read learned something; the three after it did not

@@ -68,7 +68,8 @@ def test_spend_counts_every_backend_that_logs_a_row(tmp_path: Path, fake_llm) ->
              "prompt_tokens": 1000, "completion_tokens": 100, "cost_usd": 0.06} for _ in range(2)]
     rows.insert(0, {**rows[0], "time": (now - dt.timedelta(days=2)).isoformat(timespec="seconds")})
     ws.state_dir.mkdir(parents=True, exist_ok=True)
-    (ws.state_dir / RUN_LOG).write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"torn', encoding="utf-8")
+    log = "".join(json.dumps(r) + "\n" for r in rows) + '{"torn'  # a row being written: skipped
+    (ws.state_dir / RUN_LOG).write_text(log, encoding="utf-8")
     session = write_jsonl(sessions / "s.jsonl", conversation(2))
     assert capture.capture(ws, None, str(session), event="SessionEnd") == 0
     assert fake_llm.calls == 0

@@ -61,7 +61,7 @@ def test_an_assumed_window_is_said_a_known_or_configured_one_is_not(tmp_path: Pa
         f"model {FAKE_MODEL} is not in litellm's model table: assuming a context window of {DEFAULT_CONTEXT} "
         "tokens; set memory.context_tokens to its real size")
     assert assumed_window(ws, FAKE_MODEL, light=True) == assumed_window(ws, FAKE_MODEL)
-    assert assumed_window(ws, "ollama/qwen2.5").startswith("model ollama/qwen2.5: asking Ollama for a context")
+    assert assumed_window(ws, "ollama/qwen2.5").startswith("model ollama/qwen2.5: asking Ollama for a ")
     assert assumed_window(ws, "openai/gpt-4o-mini") is None
     assert assumed_window(_ws(tmp_path, "[memory]\ncontext_tokens = 4096\n"), FAKE_MODEL) is None
 
