@@ -137,7 +137,8 @@ class NoProgress:
         same = all(t.calls and [c.key for c in t.calls] == [c.key for c in last] for t in turns)
         if same and all(not c.ok for c in calls):
             c = last[-1]
-            return f"the same invalid call {n} times: {c.name} {c.target}: {c.message}".replace("  ", " ")
+            what = f"{c.name} {c.target}" if c.target and c.target not in c.message else c.name
+            return f"the same invalid call {n} times: {what}: {c.message}"
         if same:
             return f"the same call {n} times with the same result: {last[-1].name} {last[-1].target}".rstrip()
         if all(t.calls for t in turns) and len({c.name for c in calls}) == 1 and not any(c.ok for c in calls):

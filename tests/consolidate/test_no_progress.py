@@ -66,7 +66,8 @@ def test_the_same_invalid_call_stops_and_quotes_the_tool(repo_ws, fake_llm, caps
     fake_llm.responder = lambda body: read
     message = _missing_message(repo_ws)
     assert _stops(repo_ws, fake_llm, capsys) == (
-        f"the same invalid call 3 times: memory_read {MISSING}: {message} {KEPT}")
+        f"the same invalid call 3 times: memory_read: {message} {KEPT}")
+    assert message.startswith(f"{MISSING} does not exist")
     assert fake_llm.calls == 3
 
 
