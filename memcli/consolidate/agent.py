@@ -186,6 +186,7 @@ class Conversation:
             self._first(self.plan.first()),
         ]
         stall = NoProgress(self.no_progress_turns, self.gateway.model)
+        stage = (self.phase, self.batch, self.repairs)
         self._show()
         while True:
             if self.iterations >= self.limit:
@@ -194,7 +195,10 @@ class Conversation:
             if over:
                 raise RunFailed(f"{over} (after {self.iterations} model calls); staging is kept")
             schemas = self.tools.schemas()
-            self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation, self.nudged)
+            trimmed = trim.fit(self.messages, schemas, self.plan.budget.conversation, self.nudged)
+            self.trimmed += trimmed
+            if trimmed or stage != (stage := (self.phase, self.batch, self.repairs)):
+                stall.forget()  # old results trimmed away, or a new batch / phase / repair began
             try:
                 turn = self.gateway.chat(self.messages, schemas, max_tokens=self.plan.budget.answer)
             except ContextExceeded as exc:

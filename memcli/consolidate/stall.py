@@ -111,6 +111,11 @@ class NoProgress:
         self._streak.append(_Turn(tuple(made)))
         return self._verdict()
 
+    def forget(self) -> None:
+        """The model no longer sees what it read (a new phase or batch, turns trimmed from the
+        conversation): reading it again is new to it, so it counts as progress once more."""
+        self._seen.clear()
+
     def _verdict(self) -> str | None:
         if not self.limit or len(self._streak) < self.limit:
             return None

@@ -148,3 +148,12 @@ def test_json_progress_events_say_phase_call_tool_items_and_tokens(repo_ws, fake
         json.loads(r)["prompt_tokens"] + json.loads(r)["completion_tokens"]
         for r in (Workspace.open(repo_ws).state_dir / "llm-calls.jsonl").read_text().splitlines())
     assert captured.out.startswith("consolidate: no changes to make")  # stdout is the report, as before
+
+
+def test_reading_again_in_the_next_phase_is_progress(repo_ws, fake_llm, capsys):
+    """The GC phase may read what integration read: the model's context has moved on."""
+    read = Reply(tool_calls=[tool_call("memory_read", {"path": "memory/summary.md"})])
+    fake_llm.push(read, read, Reply(tool_calls=[dispose_call(["i1", "i2"]), finish_call()]),
+                  read, read, read, Reply(tool_calls=[finish_call()]))  # GC: one new read, two repeats
+    assert run(Workspace.open(repo_ws), Options()) == 0, capsys.readouterr().err
+    assert fake_llm.calls == 7
