@@ -32,6 +32,9 @@ WorkspaceOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ProgressOpt = Annotated[str, typer.Option(
+    "--progress", metavar="MODE", help="Show the model run as it goes: auto (a live line when stderr is a "
+    "terminal, without --json), text, json (one event per line on stderr), off.")]
 ModelOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--model", "-m", help="litellm model (default: the config's model for this step).",
@@ -153,13 +156,15 @@ def extract(
         "--hook", help="For agent hooks: read the hook's JSON on stdin, return at once, and extract "
         "that session in the background once it is idle.")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
     from memcli.commands.extract import run
 
     raise typer.Exit(run([*(paths or []), *(path or [])], model=model, since=since, dry_run=dry_run,
-                         stale=stale, redo=redo, hook=hook, json_out=json_out, workspace=workspace))
+                         stale=stale, redo=redo, hook=hook, json_out=json_out, progress=progress,
+                         workspace=workspace))
 
 
 @app.command("import")
@@ -175,6 +180,7 @@ def import_(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="List what would be staged and from which lines; send and write nothing.")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Stage what CLAUDE.md, AGENTS.md, agents' memories and rule files say, citing their lines;
@@ -182,7 +188,7 @@ def import_(
     from memcli.commands.imports import run
 
     raise typer.Exit(run(paths, kind=kind, model=model, dry_run=dry_run, json_out=json_out,
-                         workspace=workspace))
+                         progress=progress, workspace=workspace))
 
 
 @app.command()
@@ -198,13 +204,15 @@ def consolidate(
                               "items it used on their refs until `memcli staging clear` (CI: after "
                               "the pull request is pushed).")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."""
     from memcli.commands.consolidate import run
 
     raise typer.Exit(run(if_needed=if_needed, dry_run=dry_run, no_commit=no_commit, allow_dirty=allow_dirty,
-                         model=model, keep_published=keep_published, json_out=json_out, workspace=workspace))
+                         model=model, keep_published=keep_published, json_out=json_out, progress=progress,
+                         workspace=workspace))
 
 
 @app.command()

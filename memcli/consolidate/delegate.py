@@ -162,9 +162,13 @@ class AgentConversation(Conversation):
         system = prompts.load("system") + "\n\n" + prompts.load("delegate")
         step = self._first(self.plan.first())["content"]
         with ToolLender(lent_schemas(self.tools), self._call, _INSTRUCTIONS) as lender:
+            self._shown()
             while not self._done:
                 if self.iterations >= self.limit:
                     raise self._failed_turns()
+                over = self.budget.reached(self.usage)
+                if over:
+                    raise RunFailed(f"{over} (after {self.iterations} runs of the agent); staging is kept")
                 before = self._progress()
                 try:
                     reply = self.gateway.work(system, step, mcp_tools(lender), self.timeout_s)
@@ -173,6 +177,7 @@ class AgentConversation(Conversation):
                 finally:
                     self.iterations += 1
                 self.usage += CallUsage(reply.prompt_tokens, reply.completion_tokens, reply.cost_usd, 1)
+                self._shown()
                 self.denied += [d for d in reply.denied if d not in self.denied]
                 if reply.text.strip() and reply.text.strip() != "DONE":
                     self.notes.append(reply.text.strip())
@@ -198,7 +203,15 @@ class AgentConversation(Conversation):
         if self._finished:
             self._finished = False
             text += "\n\n" + self._advance()
+        self._shown(tool=str(name))
         return text, not result.ok
+
+    def _shown(self, **fields: Any) -> None:
+        """The progress line: the agent's tool calls are the calls memcli sees (the tokens arrive
+        with each run's end, as the agent reports them)."""
+        assert self.ledger is not None
+        self.progress.update(phase=self.phase, call=self.tool_calls, limit=None, done=len(self.ledger.done),
+                             total=len(self.ledger.items), usage=self.usage, **fields)
 
     def _advance(self) -> str:
         """The step after the phase that just finished (the litellm route's order exactly)."""

@@ -24,6 +24,7 @@ class Options:
     model: str | None = None
     json: bool = False
     keep_published: bool = False  # leave used shared-staging items on their refs for `staging clear`
+    progress: str = "auto"  # --progress: auto | text | json | off (memcli.progress)
 
 
 KEEP_REFUSALS = 100  # refused calls kept in the run record (all of them are counted)
@@ -150,6 +151,13 @@ def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], 
               "be read; they are left in place)")
     else:
         print(f"consolidate: nothing to do: no staging items ({STAGING_DIR} is empty)")
+
+
+def print_deferred(opts: Options, note: str) -> None:
+    if opts.json:
+        print(json.dumps({"result": "deferred", "why": "budget", "note": note}, ensure_ascii=False))
+    else:
+        print(f"consolidate: {note}")
 
 
 _SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."

@@ -28,10 +28,17 @@ from memcli.consolidate import (
     plan,
     scratch,
 )
-from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
-from memcli.errors import MemcliError, UsageError
+from memcli.consolidate.output import (
+    Options,
+    RunResult,
+    print_deferred,
+    print_nothing,
+    print_report,
+    usage_json,
+)
+from memcli.errors import EXIT_FINDINGS, MemcliError, UsageError
 from memcli.gc import RecordUsage, build_report
-from memcli.llm import AgentGateway, Gateway, choose_model, is_agent_model, preload
+from memcli.llm import AgentGateway, Gateway, assumed_window, choose_model, is_agent_model, preload, spend
 from memcli.metrics import candidate_report, load_metrics
 from memcli.provenance import Trust
 from memcli.skills.after import after_consolidation
@@ -50,6 +57,7 @@ class _Context:
     opts: Options
     repo: gitops.Repo | None
     gateway: Any
+    progress: progress.Reporter
     results: list[RunResult] = field(default_factory=list)
 
 
@@ -132,14 +140,18 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         window = budget.measure(ctx.gateway.context_tokens,
                                 tools.schemas() + [dispositions.DISPOSE, dispositions.FINISH], now)
         layout = plan.plan(work, staging, material.candidates, material.gc_report, window)
+        # background work (cron's --if-needed) also stops where the day's budget ends
+        caps = spend.run_budget(ws, background=opts.if_needed)
         if isinstance(ctx.gateway, AgentGateway):  # a coding agent runs its own tool loop
             convo = delegate.AgentConversation(
                 ctx.gateway, tools, work, layout, now=now, max_iterations=cfg.max_iterations,
-                repair_turns=cfg.repair_turns, ledger=ledger, timeout_s=cfg.agent_timeout_s)
+                repair_turns=cfg.repair_turns, ledger=ledger, progress=ctx.progress, budget=caps,
+                timeout_s=cfg.agent_timeout_s)
         else:
             convo = agent.Conversation(
                 ctx.gateway, tools, work, layout, now=now,
                 max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
+                no_progress_turns=cfg.no_progress_turns, progress=ctx.progress, budget=caps,
             )
         convo.run()
         result.absorb(convo, flagged)
@@ -194,9 +206,16 @@ def run(ws: Workspace, opts: Options) -> int:
         # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
         # the trigger but give a run nothing to do either; they are reported, never consumed.
         staged = inputs.load_staging(ws)
+        # A staging file that cannot be read fails the command (its problems are listed), so a
+        # schedule notices; the valid ones are integrated all the same.
+        broken = EXIT_FINDINGS if staged.invalid else 0
         if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
             print_nothing(ws, opts, staged.invalid)
-            return 0
+            return broken
+        waits = spend.day_spent(ws) if opts.if_needed else None
+        if waits:  # background work waits for tomorrow's budget; a run by hand still runs
+            _deferred(ws, base_id, waits, opts)
+            return broken
 
         progress.note("consolidate: reading staging and memory…")
         choice = choose_model(ws, "consolidation", opts.model)
@@ -204,29 +223,42 @@ def run(ws: Workspace, opts: Options) -> int:
             preload()  # the model library loads while the workspace is checked and the inputs assembled
         repo = _preflight(ws, opts)
 
-        ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=choice.model))
-        if choice.notice("consolidation"):
+        gateway = Gateway.from_config(ws, role="consolidation", model=choice.model)
+        if choice.notice("consolidation"):  # said whatever the progress mode: which model runs
             print(f"consolidate: {choice.notice('consolidation')}", file=sys.stderr)
-        results = ctx.results
-        scratch.clear_stale(ws)
-        for round_no in range(1 + ws.config.consolidate.coalesce_runs):
-            staging = inputs.load_staging(ws)
-            if round_no and not staging.entries:
-                break  # nothing arrived while the last run worked
-            held = lock.update(ws, held, staging.ids)
-            run_id = base_id if round_no == 0 else f"{base_id}.{round_no}"
-            result = _one_run(ctx, staging, run_id)
-            ctx.results.append(result)
-            if result.result in ("failed", "dry-run"):
-                break
+        with progress.reporter(opts.progress, "consolidate", machine_output=opts.json) as shown:
+            assumed = assumed_window(ws, gateway.model)
+            if assumed:
+                shown.say(f"consolidate: {assumed}")
+            ctx = _Context(ws, opts, repo, gateway, shown)
+            results = ctx.results
+            scratch.clear_stale(ws)
+            for round_no in range(1 + ws.config.consolidate.coalesce_runs):
+                staging = inputs.load_staging(ws)
+                if round_no and not staging.entries:
+                    break  # nothing arrived while the last run worked
+                held = lock.update(ws, held, staging.ids)
+                run_id = base_id if round_no == 0 else f"{base_id}.{round_no}"
+                result = _one_run(ctx, staging, run_id)
+                ctx.results.append(result)
+                if result.result in ("failed", "dry-run"):
+                    break
     finally:
         lock.release(ws, held)
-    code = print_report(results, opts, usage_json)
+    code = max(print_report(results, opts, usage_json), broken)
     # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
     shared.release(ws, [i for r in results if r.result in CONSUMING for i in r.consumed],
                    push=not opts.keep_published)
     _skills(ws, [r.result for r in results])
     return code
+
+
+def _deferred(ws: Workspace, run_id: str, why: str, opts: Options) -> None:
+    """`--if-needed` over the day's budget: no model call, a state `memcli status` shows."""
+    note = f"waits for the budget: {why}; staging is kept for a later run"
+    history.record(ws, "consolidate", {"run_id": run_id, "started_at": history.now(),
+                                       "finished_at": history.now(), "result": "deferred", "note": note})
+    print_deferred(opts, note)
 
 
 def _skills(ws: Workspace, done: list[str]) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 WAITING = "waiting for a model"
 SET_MODEL = "set memory.extract_model (or install and wire a coding agent memcli can run)"
-TURNED_OFF = 'extraction is off (memory.extract_model = "none")'
+TURNED_OFF = 'off (memory.extract_model = "none")'
 
 
 def extract_choice(ws: Workspace | None, session_agent: str | None = None) -> Choice | None:
@@ -56,7 +56,8 @@ def capture_line(ws: Workspace | None) -> str:
     """What `hooks install` says of capture: the model it extracts with, or what it waits for."""
     waiting = waiting_for_model(ws)
     if waiting is not None:
-        return f"{waiting} (memcli_remember calls are staged meanwhile)"
+        said = f"extraction {waiting}" if waiting == TURNED_OFF else waiting
+        return f"{said} (memcli_remember calls are staged meanwhile)"
     choice = extract_choice(ws)
     assert choice is not None  # not waiting: there is a model
     return f"extracting with {choice.described('extract')}"

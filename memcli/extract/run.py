@@ -9,12 +9,12 @@ import os
 import socket
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memcli import history
+from memcli import history, progress
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool, prompt, remember
 from memcli.extract.ledger import Ledger, Span
@@ -28,11 +28,13 @@ from memcli.llm import (
     LLMError,
     MissingExtra,
     RequestRefused,
+    assumed_window,
     choose_model,
     context_tokens,
     is_agent_model,
     preload,
     resolve_model,
+    spend,
 )
 from memcli.progress import note
 from memcli.records.models import Source
@@ -42,6 +44,7 @@ from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, stagi
 
 if TYPE_CHECKING:
     from memcli.llm import AgentGateway, CallUsage, Gateway
+    from memcli.llm.spend import Budget
     from memcli.workspace import Workspace
 
 
@@ -56,12 +59,14 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False, ended: bool = False, session: str | None = None,
-        session_agent: str | None = None) -> int:
+        redo: bool = False, ended: bool = False, session: str | None = None, progress_mode: str = "auto",
+        background: bool = False, session_agent: str | None = None) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
     that keeps a running session from being extracted half-way does not apply. `session`: that
     session of the files alone (a capture hook's, in a file that holds others: OpenCode's database).
-    `session_agent`: the agent that session ran in, the default model when none is set."""
+    `background`: the capture hook's run, which also stops where the day's budget ends.
+    `session_agent`: the agent that session ran in, the default model when none is set. A dry run
+    loads no model library: the context window comes from litellm's model table read as a file."""
 
     if not dry_run and (redo or not stale):
         note("extract: reading sessions…")
@@ -83,11 +88,13 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         raise UsageError("--redo goes with --stale")
     infos = [i for i in discover(workspace, since=since, paths=paths) if session in (None, i.session_id)]
     cfg = workspace.config.extract
-    chunk = _chunk_tokens(workspace, model, cfg.chunk_tokens, session_agent)
+    chunk = _chunk_tokens(workspace, model, cfg.chunk_tokens, dry_run, session_agent)
     cfg = dataclasses.replace(cfg, chunk_tokens=chunk,
                               **({"idle_minutes": 0} if ended else {}))
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
+        if any(w.chunk.needs_model for w in todo.work) and not as_json:
+            _say_window(workspace, model, note, light=True)
         print_dry_run(todo, as_json)
         return 0
     tally = Tally(todo)
@@ -98,7 +105,12 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
             if gateway is None:
                 gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work),
                                    session_agent)
-            _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
+            with progress.reporter(progress_mode, "extract", machine_output=as_json, phase="extract",
+                                   unit="chunks", total=len(todo.work)) as shown:
+                if not isinstance(gateway, ModelName):
+                    _say_window(workspace, gateway.model, shown.say, light=False)
+                _extract_all(todo, tally, gateway, ledger, workspace, version, shown,
+                             spend.run_budget(workspace, background))
         print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
@@ -120,15 +132,24 @@ def _chosen(workspace: Workspace, model: str | None, session_agent: str | None) 
         return None
 
 
-def _chunk_tokens(workspace: Workspace, model: str | None, configured: int,
+def _say_window(workspace: Workspace, model: str | None, say: Callable[[str], None], light: bool) -> None:
+    """Say once, at the start, when the window the chunks are cut for is memcli's assumption."""
+    chosen = _chosen(workspace, model, None)
+    assumed = assumed_window(workspace, chosen, light=light) if chosen else None
+    if assumed:
+        say(f"extract: {assumed}")
+
+
+def _chunk_tokens(workspace: Workspace, model: str | None, configured: int, light: bool = False,
                   session_agent: str | None = None) -> int:
     """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
-    window (see memcli.llm.context_tokens). No model configured (a dry run, or only
-    `memcli_remember` calls): the configured window, if any, else the default one."""
+    window (see memcli.llm.context_tokens; `light`: from litellm's table without importing it).
+    No model configured (a dry run, or only `memcli_remember` calls): the configured window, if
+    any, else the default one."""
 
     chosen = _chosen(workspace, model, session_agent)
     try:
-        context = context_tokens(workspace, chosen) if chosen else None
+        context = context_tokens(workspace, chosen, light=light) if chosen else None
     except MissingExtra:
         context = None
     if context is None:
@@ -162,16 +183,21 @@ class ModelName:
 
 
 def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
-                 version: str, quiet: bool) -> None:
+                 version: str, shown: progress.Reporter, budget: Budget) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
     history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
                                           "pid": os.getpid(), "host": socket.gethostname()})
-    gate = pool.Gate()
+    gate = pool.Gate(budget.reached)
+    work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
+                             version=version, gate=gate)
     try:
-        for result in _execute(todo, gateway, ledger, workspace, version, quiet, gate):
+        workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
+        for result in pool.run_all(todo.work, work, workers, gate):
             tally.add(result.work, result.status, result.items, result.usage, result.error)
+            tally.stopped = gate.stopped
+            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
         gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
@@ -191,32 +217,8 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
             "done" if done == len(tally.plan.work) else "partial"),
         "error": error, "counts": {"chunks": done, **tally.items},
         "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
-        "cost_usd": tally.cost,
+        "cost_usd": tally.cost, **({"note": f"stopped: {tally.stopped}"} if tally.stopped else {}),
     }
-
-
-def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace, version: str,
-             quiet: bool, gate: pool.Gate) -> Iterator[Result]:
-    from rich.console import Console  # here: --json and the hook's worker draw no progress bar
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    left: dict[str, int] = {}
-    for w in todo.work:
-        left[w.key] = left.get(w.key, 0) + 1
-    columns = (TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, disable=quiet or not console.is_terminal) as bar:
-        sessions = bar.add_task("sessions", total=len(left))
-        chunks = bar.add_task("chunks", total=len(todo.work))
-        work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
-                                 version=version, gate=gate)
-        workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
-        for result in pool.run_all(todo.work, work, workers, gate):
-            yield result
-            bar.advance(chunks)
-            left[result.work.key] -= 1
-            if not left[result.work.key]:
-                bar.advance(sessions)
 
 
 def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], ExtractedItems]:
@@ -293,6 +295,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
+        gate.charge(exc.usage)
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
         if isinstance(exc, RequestRefused) and exc.context_window:
@@ -301,6 +304,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
+    gate.charge(usage)
     items = _redacted(items)
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again

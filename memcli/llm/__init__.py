@@ -8,6 +8,7 @@
     memcli.llm.embeddings  embedding calls
     memcli.llm.library     litellm, loaded on demand (and in the background by `preload`)
     memcli.llm.errors      what can go wrong; memcli.llm.usage: what a call gives back
+    memcli.llm.spend       what the logged calls spent, and the budget (memory.budget) they keep to
     memcli.llm.parsing     the JSON object in an answer, and why it did not validate
 
 API (all a caller needs):
@@ -60,15 +61,15 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "gateway", "Gateway": "gateway",
+    "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "spend", "Gateway": "gateway",
     "preload": "library", "describe_invalid": "parsing", "extract_json": "parsing",
     **dict.fromkeys(("INSTALL_LINE", "ContextExceeded", "InvalidOutput", "LLMError", "MissingExtra",
                      "RequestRefused"), "errors"),
     **dict.fromkeys(("MODEL_ENV", "OFF", "Choice", "Role", "choose_model", "default_agent", "resolve_model"),
                     "endpoint"),
     **dict.fromkeys(("AgentGateway", "RUN_ENV", "is_agent_model"), "agentmodel"),
-    **dict.fromkeys(("ANSWER_FLOOR", "DEFAULT_CONTEXT", "answer_floor", "context_tokens", "estimate_prompt",
-                     "known_context", "takes_num_ctx"), "models"),
+    **dict.fromkeys(("ANSWER_FLOOR", "DEFAULT_CONTEXT", "answer_floor", "assumed_window", "context_tokens",
+                     "estimate_prompt", "known_context", "table_context", "takes_num_ctx"), "models"),
     **dict.fromkeys(("CallUsage", "ChatTurn", "ToolCallRequest"), "usage"),
 }
 __all__ = sorted(_HOMES)

@@ -40,7 +40,8 @@ from memcli.agents import registry
 from memcli.errors import ConfigError
 from memcli.llm.errors import InvalidOutput, LLMError
 from memcli.llm.parsing import describe_invalid, extract_json
-from memcli.llm.usage import CallUsage, log_call
+from memcli.llm.spend import RUN_LOG, log_call
+from memcli.llm.usage import CallUsage
 from memcli.ownrun import ENV as HEADLESS_RUN_ENV
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound=BaseModel)
 RUN_ENV = HEADLESS_RUN_ENV  # set in every headless run: memcli's hooks stand aside (hooks/payload.py)
-RUN_LOG = "llm-calls.jsonl"
 _ANSWER_JSON = "Answer with one JSON object only, valid against this JSON Schema:\n"
 
 

@@ -26,13 +26,13 @@ from memcli.llm.models import (
     takes_num_ctx,
 )
 from memcli.llm.parsing import describe_invalid, extract_json
-from memcli.llm.usage import CallUsage, ChatTurn, ToolCallRequest, log_call
+from memcli.llm.spend import RUN_LOG, log_call
+from memcli.llm.usage import CallUsage, ChatTurn, ToolCallRequest
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
 
 M = TypeVar("M", bound=BaseModel)
-RUN_LOG = "llm-calls.jsonl"
 _MODES = ("json_schema", "json_object", "prompt")
 
 
@@ -196,8 +196,10 @@ class Gateway:
                                          False) from None
                 if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
                     raise LLMError(f"model {self.model} needs an API key: {short(exc)}") from None
-                # A refused connection rarely heals within a backoff: one retry, then say so.
-                limit = min(self.retries, 1) if unreachable(exc) else self.retries
+                # A refused connection rarely heals within a backoff, and a call that timed out has
+                # already waited timeout_s (a local server still works on it): one retry, then say so.
+                once = unreachable(exc) or isinstance(exc, library.Timeout)
+                limit = min(self.retries, 1) if once else self.retries
                 if attempt >= limit:
                     raise LLMError(_give_up(self, exc, attempt + 1)) from None
                 time.sleep(self._backoff(attempt))
@@ -272,14 +274,21 @@ def _content(response: Any) -> str:
     return response.choices[0].message.content or ""
 
 
+def _where(gw: Gateway) -> str:
+    """The URL the calls went to, as far as memcli knows it (litellm's own default otherwise)."""
+    env = "OPENAI_API_BASE" if gw.model.split("/", 1)[0] == "openai" else None
+    return gw.api_base or (env and os.environ.get(env)) or f"{gw.model.split('/', 1)[0]}'s API"
+
+
 def _give_up(gw: Gateway, exc: BaseException, tries: int) -> str:
     name = type(exc).__name__
     if unreachable(exc):
-        where = gw.api_base or os.environ.get("OPENAI_API_BASE") or "the provider"
-        return (f"cannot reach {where} for model {gw.model} after {tries} tries ({short(exc)}); "
+        return (f"cannot reach {_where(gw)} for model {gw.model} after {tries} tries ({short(exc)}); "
                 "is the server running? (memory.api_base / OPENAI_API_BASE)")
     if name == "Timeout":
-        return f"model {gw.model} timed out {tries} times (timeout {gw.timeout_s:g}s)"
+        key = "extract.timeout_s" if gw.role == "extract" else "memory.timeout_s"
+        return (f"model {gw.model} at {_where(gw)} did not answer within {gw.timeout_s:g}s, {tries} times "
+                f"(a slow or overloaded server, or a prompt too long for it; {key} sets the wait)")
     return f"model {gw.model} failed {tries} times ({name}: {short(exc)})"
 
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import json
-import threading
-import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 
@@ -39,23 +34,3 @@ class ChatTurn:
     usage: CallUsage
     message: dict[str, Any]  # the assistant message, ready to append to the conversation
 
-
-_LOG_LOCK = threading.Lock()
-
-
-def log_call(log: Path | None, *, role: str, model: str, mode: str, started: float,
-             usage: CallUsage | None, error: str | None) -> None:
-    """One line of `llm-calls.jsonl` for a call (or an agent's run) that began at `started`
-    (time.monotonic()): every backend writes the same row, so spend is read one way."""
-    if log is None:
-        return
-    row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": role, "model": model,
-           "mode": mode, "seconds": round(time.monotonic() - started, 3), "ok": error is None,
-           "error": error, "prompt_tokens": usage.prompt_tokens if usage else 0,
-           "completion_tokens": usage.completion_tokens if usage else 0,
-           "cost_usd": usage.cost_usd if usage else None}
-    line = json.dumps(row, ensure_ascii=False) + "\n"
-    with _LOG_LOCK:  # one write per line in append mode: concurrent calls never interleave
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(line)

@@ -321,6 +321,7 @@ def test_a_fresh_repository_fills_its_memory_through_claude_code_with_no_model_s
     from e2e.test_claude_code import accept_trust_dialog
 
     claude = agent_binary("claude")
+    agent_env = {k: v for k, v in agent_env.items() if k != "MEMCLI_EXTRACT_MODEL"}  # none set at all
     home = Path(agent_env["HOME"])
     assert "extract_model = " not in (project / "memcli.toml").read_text(encoding="utf-8").replace(
         "# extract_model", "")

@@ -365,7 +365,7 @@ STAGED = " (memcli_remember calls are staged meanwhile)"
     # Claude Code wired by this install and `claude` on PATH: it is the model, litellm or not
     (None, False, True, "extracting with agent/claude-code (no memory.extract_model set)"),
     ("agent/codex", False, False, "extracting with agent/codex"),
-    ("none", True, True, f'extraction is off (memory.extract_model = "none"){STAGED}'),
+    ("none", True, True, f'extraction off (memory.extract_model = "none"){STAGED}'),
 ])
 def test_install_says_how_capture_extracts(ws: Path, tmp_path: Path, model: str | None, litellm: bool,
                                            agent: bool, says: str) -> None:
