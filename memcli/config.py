@@ -67,6 +67,8 @@ class MemoryConfig:
     # The model's context window in tokens (prompt + answer). Unset: what litellm knows of the model,
     # else 8192; for Ollama it is also sent as num_ctx. See docs/models.md "Context window".
     context_tokens: Annotated[int, Ge(512)] | None = None
+    # Staging items of a branch deleted without being merged wait this long, then go (docs/team.md).
+    branch_staging_days: Annotated[int, Ge(0)] = 30
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import socket
 from typing import Any
 
 from memcli import history
-from memcli.consolidate import inputs, journal, lock
+from memcli.consolidate import branches, gitops, inputs, journal, lock, proposals
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import plan
 from memcli.extract.ready import waiting_for_model
@@ -86,6 +86,19 @@ def _extract_state(run: dict[str, Any] | None) -> dict[str, Any] | None:
     return run
 
 
+def branch_staging(ws: Workspace) -> dict[str, Any]:
+    """Staging per branch (memcli.consolidate.branches): what a consolidation on the checked-out
+    branch takes, what waits for other branches, what goes soon; and the open proposals (merged
+    ones settled on the way)."""
+    staged = inputs.load_staging(ws)
+    routing = branches.route(ws, staged.entries)
+    open_ = [p for p in proposals.settle(ws, gitops.open_repo(ws)) if p.state != "accepted"]
+    return {"on": routing.on, "here": len(routing.here), "days": ws.config.memory.branch_staging_days,
+            "groups": [g.to_json() for g in routing.groups],
+            "lines": [branches.describe(g, ws.config.memory.branch_staging_days) for g in routing.groups],
+            "proposals": [{**p.to_json(), "review": p.review()} for p in open_]}
+
+
 def failed(run: dict[str, Any] | None) -> bool:
     """A run that failed or was killed: `status` then exits 1, so monitoring notices."""
     return run is not None and run.get("result") in ("failed", "interrupted")
@@ -105,6 +118,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
         "shared_staging_pending": _pending_removals(ws),
+        "branches": branch_staging(ws),
         "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
         "last_extract": _extract_state(history.last(ws, "extract")),
         "last_consolidate": _run_state(history.last(ws, "consolidate"), holder),

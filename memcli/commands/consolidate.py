@@ -11,6 +11,6 @@ from memcli.consolidate.run import run as consolidate
 
 def run(*, if_needed: bool = False, dry_run: bool = False, no_commit: bool = False, allow_dirty: bool = False,
         model: str | None = None, keep_published: bool = False, json_out: bool = False,
-        workspace: Path | None = None) -> int:
-    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published)
+        workspace: Path | None = None, propose: bool = False) -> int:
+    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published, propose)
     return consolidate(open_workspace(workspace), opts)
