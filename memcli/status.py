@@ -34,7 +34,7 @@ def _pending_sessions(ws: Workspace) -> tuple[dict[str, int], set[str]]:
     the ledger and changes neither."""
 
 
-    todo = plan(discover(ws), Ledger.open(ws.state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
+    todo = plan(discover(ws), Ledger.open(ws.clone_state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
                 apply_resets=False)
     counts = {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
               "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}

@@ -70,7 +70,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     if not dry_run and (redo or not stale):  # the model library loads while sessions are read
         note("extract: reading sessions…")
         preload()
-    ledger = Ledger.open(workspace.state_dir)
+    # the clone's, as staging is: a session a nested worktree's workspace also sees is staged once
+    ledger = Ledger.open(workspace.clone_state_dir)
     version = prompt.version()
     gateway: Gateway | ModelName | None = None
     if stale:

@@ -114,3 +114,31 @@ def test_a_bare_clones_worktrees_share_staging_in_the_git_dir(tmp_path):
     git(bare, "worktree", "add", "-q", "-b", "b", str(tmp_path / "b"))
     a, b = Workspace.open(tmp_path / "a"), Workspace.open(tmp_path / "b")
     assert a.staging_dir == b.staging_dir == bare.resolve() / "memcli" / "memory/_staging"
+
+
+def test_a_session_in_a_nested_worktree_is_staged_once_for_the_clone(tmp_path, fake_llm, capsys, monkeypatch):
+    """Claude Code's own worktrees sit inside the project (`.claude/worktrees/<name>`): the main
+    workspace finds their sessions too, and the clone's one ledger stages each once."""
+    main = repo(tmp_path / "main")
+    config = main / "memcli.toml"
+    text = config.read_text().replace("[memory]\n", '[memory]\nextract_model = "openai/fake-model"\n')
+    config.write_text(text + "\n[extract]\nidle_minutes = 0\n", encoding="utf-8")
+    (main / ".gitignore").write_text("/memory/_staging/\n/.memcli/\n/.claude/\n", encoding="utf-8")
+    git(main, "commit", "-q", "-am", "config")
+    nested = main / ".claude" / "worktrees" / "w2"
+    git(main, "worktree", "add", "-q", "-b", "w2", str(nested))
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMCLI_STATE_DIR")  # each worktree's own state folder, as outside the tests
+    _session(home, nested, "w2", "22222222-2222-3333-4444-555555555555")
+    filer = Filer()
+    fake_llm.responder = lambda body: filer(body) if "tools" in body else Reply(content=json.dumps(ITEM))
+    assert cli(capsys, "extract", "-w", str(main))[0] == 0  # the main workspace finds the session
+    assert len(list((main / "memory/_staging").glob("*.json"))) == 1
+    commit_file(nested, "w2.py")
+    assert cli(capsys, "consolidate", "-w", str(nested))[0] == 0  # consumed on w2
+    assert staged(main) == set() and len(records(nested)) == 1
+    code, out, err = cli(capsys, "extract", "-w", str(nested))  # the worktree's own workspace
+    assert code == 0, out + err
+    assert staged(main) == set()  # not staged a second time: the clone's one ledger knows it
+    assert len([r for r in fake_llm.requests if "tools" not in r]) == 1
