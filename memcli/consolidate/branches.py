@@ -16,8 +16,9 @@ without its work reaching H counts down from the day memcli first found it gone:
 `memory.branch_staging_days` its items go (moved to the state folder's `expired-staging/`, never
 just deleted), and `status`, `gc-report` and the consolidation that drops them say so.
 
-What memcli saw of each branch (tip, creation point, when it went) is kept beside the clone's
-shared state (`branches.json`), so a deleted branch is still judged by its last tip.
+What memcli saw of each branch (tip, creation point, when it went, the last verdict and what it
+was judged on) is kept beside the clone's shared state (`branches.json`), so a deleted branch is
+still judged by its last tip and an unchanged one is not judged again.
 """
 
 from __future__ import annotations
@@ -156,9 +157,10 @@ def route(ws: Workspace, entries: Iterable[StagingEntry], *, now: dt.datetime | 
     before = json.dumps(seen, sort_keys=True)
     days = ws.config.memory.branch_staging_days
     groups = []
+    tips = git_branches.tips(g.root)
     for name, items in sorted(by_branch.items()):
         known = seen.setdefault(name, {})
-        live = git_branches.tip(g.root, name)
+        live = tips.get(name)
         recorded = [e.data.branch for e in items if e.data.branch is not None]
         forked = known.get("forked_at") or next((b.forked_at for b in recorded if b.forked_at), None)
         if live is not None:
@@ -169,7 +171,11 @@ def route(ws: Workspace, entries: Iterable[StagingEntry], *, now: dt.datetime | 
         newest = max(items, key=lambda e: e.data.created_at).data.branch
         tip = live or known.get("tip") or (newest.commit if newest is not None else None)
         ids = tuple(e.id for e in items)
-        why = _reached(g, name, tip, forked)
+        if known.get("judged") == [g.head, g.on, tip, forked]:  # nothing moved since: the same answer
+            why = known.get("reached")
+        else:
+            why = _reached(g, name, tip, forked)
+            known.update(judged=[g.head, g.on, tip, forked], reached=why)
         if why is not None:
             here.update(ids)
             groups.append(Group(name, ids, MERGED, why))

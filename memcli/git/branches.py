@@ -52,6 +52,21 @@ def tip(root: Path, name: str) -> str | None:
     return found.splitlines()[0] if found else None
 
 
+def tips(root: Path) -> dict[str, str]:
+    """Every branch's tip in one call: local branches by name, and remote-tracking ones by the name
+    they have on their remote where no local branch has it (as `tip` finds them)."""
+    found = _text(root, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/remotes")
+    local: dict[str, str] = {}
+    remote: dict[str, str] = {}
+    for line in (found or "").splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref.startswith("refs/heads/"):
+            local[ref.removeprefix("refs/heads/")] = sha
+        elif ref.count("/") >= 3 and not ref.endswith("/HEAD"):
+            remote.setdefault(ref.split("/", 3)[3], sha)
+    return {**remote, **local}
+
+
 def forked_at(root: Path, name: str) -> str | None:
     """Where local branch `name` was created: the oldest entry of its reflog (None without one,
     e.g. once the reflog expired, or in a clone that never had the branch locally)."""
@@ -73,19 +88,24 @@ def is_ancestor(root: Path, commit: str, of: str) -> bool:
         return False
 
 
+PATCH_SCAN = 1_000  # commits of `into` since the fork whose patches are compared, at most
+
+
 def patches_in(root: Path, commit: str, into: str) -> bool:
     """Is the work of `commit` in `into` although `commit` is not an ancestor: every commit of it
     that `into` lacks has its patch in `into` (a rebase onto it, "rebase and merge"), or all of
-    them together are one commit there (a squash merge of exactly that state)."""
-    cherry = _text(root, "cherry", into, commit)
-    if cherry is None:
-        return False
-    marks = [line[:1] for line in cherry.splitlines() if line.strip()]
-    if marks and all(m == "-" for m in marks):
-        return True
+    them together are one commit there (a squash merge of exactly that state). Not looked for when
+    `into` has more than PATCH_SCAN commits since the fork (each of them would be diffed)."""
     base = _text(root, "merge-base", into, commit)
-    if not base or not marks:
+    ahead = _text(root, "rev-list", "--count", f"{base}..{into}") if base else None
+    if not ahead or int(ahead) > PATCH_SCAN:
         return False
+    cherry = _text(root, "cherry", into, commit)
+    marks = [line[:1] for line in (cherry or "").splitlines() if line.strip()]
+    if not marks:
+        return False
+    if all(m == "-" for m in marks):
+        return True
     whole = _patch_ids(root, git.run(root, "diff", base, commit).stdout)
     if not whole:
         return False
