@@ -165,7 +165,9 @@ def route(ws: Workspace, entries: Iterable[StagingEntry], *, now: dt.datetime | 
         forked = known.get("forked_at") or next((b.forked_at for b in recorded if b.forked_at), None)
         if live is not None:
             forked = forked or git_branches.forked_at(g.root, name)
-            known.update(tip=live, forked_at=forked, seen=_iso(now), gone_since=None)
+            if known.get("tip") != live:
+                known["seen"] = _iso(now)  # when this tip was first seen (the file changes only then)
+            known.update(tip=live, forked_at=forked, gone_since=None)
         elif not known.get("gone_since"):
             known["gone_since"] = _iso(now)
         newest = max(items, key=lambda e: e.data.created_at).data.branch

@@ -236,7 +236,8 @@ def run(ws: Workspace, opts: Options) -> int:
 def _route(ws: Workspace, opts: Options) -> branches.Routing:
     """Settle reviewed proposals, then sort staging by branch: the items of branches gone too long
     go now (said on stderr), those of other branches wait."""
-    proposals.settle(ws, gitops.open_repo(ws))
+    if not opts.dry_run:
+        proposals.settle(ws, gitops.open_repo(ws))
     routing = branches.route(ws, inputs.load_staging(ws).entries)
     if not opts.dry_run:
         for group in branches.expire(ws, routing):
