@@ -199,6 +199,9 @@ def consolidate(
     no_commit: Annotated[bool, typer.Option("--no-commit", help="Apply without a git commit.")] = False,
     allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Run despite uncommitted changes "
                                               "in memory/ or knowledge/.")] = False,
+    propose: Annotated[bool, typer.Option("--propose", help="Commit on a new branch memcli/proposal/<run> "
+                                          "to review (merge it, or `memcli proposals reject`); the "
+                                          "checked-out branch and files stay as they are.")] = False,
     model: ModelOpt = None,
     keep_published: Annotated[bool, typer.Option("--keep-published", help="Leave the shared-staging "
                               "items it used on their refs until `memcli staging clear` (CI: after "
@@ -212,7 +215,40 @@ def consolidate(
 
     raise typer.Exit(run(if_needed=if_needed, dry_run=dry_run, no_commit=no_commit, allow_dirty=allow_dirty,
                          model=model, keep_published=keep_published, json_out=json_out, progress=progress,
-                         workspace=workspace))
+                         workspace=workspace, propose=propose))
+
+
+proposals_app = typer.Typer(name="proposals", add_completion=False, rich_markup_mode=None,
+                            help="Consolidations proposed for review (consolidate --propose): list, reject.")
+app.add_typer(proposals_app)
+
+
+@proposals_app.callback(invoke_without_command=True)
+def proposals(
+    ctx: typer.Context,
+    show_all: Annotated[bool, typer.Option("--all", help="List the rejected ones too, with why.")] = False,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """The open proposals (merged ones are settled: their staging consumed, their branch deleted)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from memcli.commands.proposals import run
+
+    raise typer.Exit(run(show_all=show_all, json_out=json_out, workspace=workspace))
+
+
+@proposals_app.command("reject")
+def proposals_reject(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The proposal's run id (or its branch).")],
+    reason: Annotated[str, typer.Option("--reason", help="Why: recorded with its staging items, which "
+                                        "are never proposed again.")],
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Delete a proposal's branch and record why; its staging items are not proposed again."""
+    from memcli.commands.proposals import reject
+
+    raise typer.Exit(reject(run_id, reason=reason, workspace=workspace))
 
 
 @app.command()

@@ -83,6 +83,8 @@ class MemoryConfig:
     # else 8192; for Ollama it is also sent as num_ctx. See docs/models.md "Context window".
     context_tokens: Annotated[int, Ge(512)] | None = None
     budget: BudgetConfig = field(default_factory=BudgetConfig)
+    # Staging items of a branch deleted without being merged wait this long, then go (docs/team.md).
+    branch_staging_days: Annotated[int, Ge(0)] = 30
 
 
 @dataclass(frozen=True)

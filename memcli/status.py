@@ -19,7 +19,7 @@ import socket
 from typing import Any
 
 from memcli import history
-from memcli.consolidate import inputs, journal, lock
+from memcli.consolidate import branches, gitops, inputs, journal, lock, proposals
 from memcli.errors import ConfigError
 from memcli.extract.ledger import Ledger
 from memcli.extract.plan import plan
@@ -40,7 +40,7 @@ def _pending_sessions(ws: Workspace) -> tuple[dict[str, int], set[str]]:
     the ledger and changes neither."""
 
 
-    todo = plan(discover(ws), Ledger.open(ws.state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
+    todo = plan(discover(ws), Ledger.open(ws.clone_state_dir), ws.config.extract, dt.datetime.now(dt.UTC),
                 apply_resets=False)
     counts = {"sessions": len({w.key for w in todo.work}), "chunks": len(todo.work),
               "waiting": len(todo.waiting), "unreadable": len(todo.unreadable)}
@@ -127,6 +127,17 @@ def _budget(ws: Workspace, need_model: set[str]) -> dict[str, Any]:
     deferred = {str(r.get("session")) for r in history.runs(ws, "extract") if r.get("result") == "deferred"}
     state["deferred_sessions"] = len(deferred & need_model)  # those not extracted since
     return state
+def branch_staging(ws: Workspace) -> dict[str, Any]:
+    """Staging per branch (memcli.consolidate.branches): what a consolidation on the checked-out
+    branch takes, what waits for other branches, what goes soon; and the open proposals (merged
+    ones settled on the way)."""
+    staged = inputs.load_staging(ws)
+    routing = branches.route(ws, staged.entries)
+    open_ = [p for p in proposals.settle(ws, gitops.open_repo(ws)) if p.state != "accepted"]
+    return {"on": routing.on, "here": len(routing.here), "days": ws.config.memory.branch_staging_days,
+            "groups": [g.to_json() for g in routing.groups],
+            "lines": [branches.describe(g, ws.config.memory.branch_staging_days) for g in routing.groups],
+            "proposals": [{**p.to_json(), "review": p.review()} for p in open_]}
 
 
 def failed(run: dict[str, Any] | None) -> bool:
@@ -149,6 +160,7 @@ def collect(ws: Workspace) -> dict[str, Any]:
         "staging": {"files": count, "bytes": size, "trigger_files": cfg.trigger_files,
                     "trigger_bytes": cfg.trigger_bytes, "due": inputs.trigger_reached(ws)},
         "shared_staging_pending": _pending_removals(ws),
+        "branches": branch_staging(ws),
         "lock": None if holder is None else {**holder.to_json(), "alive": lock.holder_alive(holder)},
         "budget": _budget(ws, need_model),
         "last_extract": _extract_state(ws, history.last(ws, "extract")),

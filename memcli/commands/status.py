@@ -88,6 +88,7 @@ def render(data: dict[str, Any]) -> str:
     due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
     lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
                  f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")
+    lines += branch_lines(data["branches"])
     removals = data["shared_staging_pending"]
     if removals["count"]:
         lines.append(f"  shared staging:     {removals['count']} used items still published, their removal "
@@ -114,3 +115,18 @@ def render(data: dict[str, Any]) -> str:
         lines.append("  warning: this clone has no memcli merge driver (records would merge as plain text); "
                      "run `memcli init`")
     return "\n".join(lines)
+
+
+def branch_lines(found: dict[str, Any]) -> list[str]:
+    """Staging per branch, and the open proposals (nothing when every item is for this branch)."""
+    lines = []
+    if found["groups"]:
+        on = found["on"] or "a detached HEAD"
+        lines.append(f"  branches:           on {on}: {found['here']} staging files to consolidate here")
+        lines += [f"    {line}" for line in found["lines"]]
+    for p in found["proposals"]:
+        state = "its branch is deleted, not merged" if p["state"] == "gone" else "open"
+        lines.append(f"  proposal:           {p['branch']} ({state}; {len(p['staging'])} staging files held)")
+        lines += [f"    {line}" for line in p["review"]] if p["state"] == "open" else [
+            f"    `memcli proposals reject {p['run_id']} --reason ...` drops them"]
+    return lines

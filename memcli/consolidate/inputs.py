@@ -45,9 +45,12 @@ def staging_stats(ws: Workspace) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def trigger_reached(ws: Workspace) -> bool:
-    """`--if-needed`: more staging files, or more bytes, than the configured thresholds."""
+def trigger_reached(ws: Workspace, staged: StagingSet | None = None) -> bool:
+    """`--if-needed`: more staging files, or more bytes, than the configured thresholds (of
+    `staged` when given: those a run on this branch takes, and the invalid ones)."""
     count, size = staging_stats(ws)
+    if staged is not None:
+        count, size = len(staged.entries) + len(staged.invalid), sum(e.size for e in staged.entries)
     cfg = ws.config.consolidate
     return count > 0 and (count > cfg.trigger_files or size > cfg.trigger_bytes)
 

@@ -17,15 +17,18 @@ from typing import Any
 from memcli import history, progress
 from memcli.consolidate import (
     agent,
+    branches,
     budget,
     delegate,
     dispositions,
     gitops,
     inputs,
     journal,
+    land,
     lock,
     message,
     plan,
+    proposals,
     scratch,
 )
 from memcli.consolidate.output import (
@@ -48,7 +51,7 @@ from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
 
-CONSUMING = ("committed", "applied", "no-changes")  # results whose staging files were used up
+CONSUMING = ("committed", "applied", "no-changes", "proposed")  # results whose staging files were used up
 
 
 @dataclass
@@ -66,6 +69,9 @@ def _stamp() -> str:
 
 
 def _preflight(ws: Workspace, opts: Options) -> gitops.Repo | None:
+    if opts.propose and (opts.no_commit or opts.allow_dirty):
+        raise UsageError("--propose commits on a branch made from the last commit: it goes with neither "
+                         "--no-commit nor --allow-dirty")
     repo = gitops.open_repo(ws)
     if repo is None and not (opts.dry_run or opts.no_commit):
         raise UsageError(
@@ -87,6 +93,7 @@ def _scratch_workspace(ws: Workspace, run_id: str) -> Workspace:
     # The scratch copy gets its own state folder: the tools' search index must not mix the copy's
     # records with the real workspace's (MEMCLI_STATE_DIR would otherwise make them share one).
     work.__dict__["state_dir"] = work.root / ".memcli"
+    work.__dict__["clone_root"] = work.root  # never the clone's shared staging
     return work
 
 
@@ -173,9 +180,11 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
                                       stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped(),
                                       flagged=flagged, refusals=result.refusals)
-        applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
+        applied = land.land(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text,
+                            propose=opts.propose)
         result.sha, result.kept, result.note = applied.sha, applied.kept, applied.pending
-        result.result = "committed" if applied.sha else "applied"
+        result.result = "proposed" if applied.branch else "committed" if applied.sha else "applied"
+        result.branch = applied.branch
         return result
     except MemcliError as exc:
         if isinstance(exc, journal.ApplyFailed):
@@ -205,12 +214,13 @@ def run(ws: Workspace, opts: Options) -> int:
             print(f"consolidate: {note}", file=sys.stderr)
         # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
         # the trigger but give a run nothing to do either; they are reported, never consumed.
-        staged = inputs.load_staging(ws)
+        routing = _route(ws, opts)
+        staged = routing.take(inputs.load_staging(ws))
         # A staging file that cannot be read fails the command (its problems are listed), so a
         # schedule notices; the valid ones are integrated all the same.
         broken = EXIT_FINDINGS if staged.invalid else 0
-        if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
-            print_nothing(ws, opts, staged.invalid)
+        if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws, staged)):
+            print_nothing(ws, opts, staged.invalid, waiting=routing.waiting)
             return broken
         waits = spend.day_spent(ws) if opts.if_needed else None
         if waits:  # background work waits for tomorrow's budget; a run by hand still runs
@@ -233,8 +243,9 @@ def run(ws: Workspace, opts: Options) -> int:
             ctx = _Context(ws, opts, repo, gateway, shown)
             results = ctx.results
             scratch.clear_stale(ws)
-            for round_no in range(1 + ws.config.consolidate.coalesce_runs):
-                staging = inputs.load_staging(ws)
+            rounds = 1 if opts.propose else 1 + ws.config.consolidate.coalesce_runs  # one proposal, one run
+            for round_no in range(rounds):
+                staging = staged if round_no == 0 else _route(ws, opts).take(inputs.load_staging(ws))
                 if round_no and not staging.entries:
                     break  # nothing arrived while the last run worked
                 held = lock.update(ws, held, staging.ids)
@@ -259,6 +270,17 @@ def _deferred(ws: Workspace, run_id: str, why: str, opts: Options) -> None:
     history.record(ws, "consolidate", {"run_id": run_id, "started_at": history.now(),
                                        "finished_at": history.now(), "result": "deferred", "note": note})
     print_deferred(opts, note)
+def _route(ws: Workspace, opts: Options) -> branches.Routing:
+    """Settle reviewed proposals, then sort staging by branch: the items of branches gone too long
+    go now (said on stderr), those of other branches wait."""
+    if not opts.dry_run:
+        proposals.settle(ws, gitops.open_repo(ws))
+    routing = branches.route(ws, inputs.load_staging(ws).entries)
+    if not opts.dry_run:
+        for group in branches.expire(ws, routing):
+            print(f"consolidate: {branches.expired_line(group, ws.config.memory.branch_staging_days)}",
+                  file=sys.stderr)
+    return routing
 
 
 def _skills(ws: Workspace, done: list[str]) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from memcli import history, progress
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool, prompt, remember
+from memcli.extract.branch import BranchResolver
 from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.prepare import provenance_of
@@ -40,7 +41,15 @@ from memcli.progress import note
 from memcli.records.models import Source
 from memcli.secrets import redact
 from memcli.sessions import discover
-from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
+from memcli.staging import (
+    Branch,
+    ExtractedItems,
+    StagingFile,
+    Usage,
+    staging_id,
+    staging_path,
+    write_staging,
+)
 
 if TYPE_CHECKING:
     from memcli.llm import AgentGateway, CallUsage, Gateway
@@ -72,7 +81,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         note("extract: reading sessions…")
         if not is_agent_model(_chosen(workspace, model, session_agent)):
             preload()  # the model library loads while sessions are read (an agent needs none)
-    ledger = Ledger.open(workspace.state_dir)
+    # the clone's, as staging is: a session a nested worktree's workspace also sees is staged once
+    ledger = Ledger.open(workspace.clone_state_dir)
     version = prompt.version()
     gateway: Gateway | ModelName | None = None
     if stale:
@@ -100,8 +110,9 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
     tally = Tally(todo)
     with pool.one_interrupt():
         if todo.work:
+            branches = _branches(todo, workspace)
             # The calls first: they need no model, so no missing model, key or server loses them.
-            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json))
+            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json, branches))
             if gateway is None:
                 gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work),
                                    session_agent)
@@ -110,11 +121,20 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
                 if not isinstance(gateway, ModelName):
                     _say_window(workspace, gateway.model, shown.say, light=False)
                 _extract_all(todo, tally, gateway, ledger, workspace, version, shown,
-                             spend.run_budget(workspace, background))
+                             spend.run_budget(workspace, background), branches)
         print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
+
+
+Branches = dict[tuple[str, tuple[int, int]], Branch | None]  # (session key, chunk range) → branch
+
+
+def _branches(todo: Plan, workspace: Workspace) -> Branches:
+    """The git branch of every chunk's items, resolved here once (not in the pool's threads)."""
+    resolver = BranchResolver(workspace.root)
+    return {(w.key, w.chunk.range): resolver.resolve(w.info, w.chunk.branch) for w in todo.work}
 
 
 def _stale(span: Span, version: str, model: str) -> bool:
@@ -183,7 +203,7 @@ class ModelName:
 
 
 def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
-                 version: str, shown: progress.Reporter, budget: Budget) -> None:
+                 version: str, shown: progress.Reporter, budget: Budget, branches: Branches) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
@@ -191,7 +211,7 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger:
                                           "pid": os.getpid(), "host": socket.gethostname()})
     gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
-                             version=version, gate=gate)
+                             version=version, gate=gate, branches=branches)
     try:
         workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
         for result in pool.run_all(todo.work, work, workers, gate):
@@ -221,7 +241,8 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
     }
 
 
-def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], ExtractedItems]:
+def _remembered(w: Work, staging_dir: Path, ledger: Ledger,
+                branches: Branches) -> tuple[list[str], ExtractedItems]:
     """Stage the chunk's `memcli_remember` calls not staged yet, one file each (Source = the call's
     entry), each then marked in the ledger: (the ids of all its calls, the items newly staged).
     The ids are fixed by the calls, so a run killed between a file and its mark rewrites the same
@@ -230,7 +251,8 @@ def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], 
     items = ExtractedItems()
     done = ledger.staged(w.key)
     for call in w.chunk.remembered:
-        staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call)
+        staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call,
+                                       branches.get((w.key, w.chunk.range)))
         ids.append(staging.id)
         if staging.id in done:
             continue
@@ -240,12 +262,13 @@ def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], 
     return ids, items
 
 
-def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool) -> ExtractedItems:
+def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool,
+                     branches: Branches) -> ExtractedItems:
     """Stage every `memcli_remember` call of the plan before any model is asked for: a light
     install (no model, no litellm) or a failing model still keeps what the user asked to keep."""
     items = ExtractedItems()
     for w in todo.work:
-        items = _merged(items, _remembered(w, staging_dir, ledger)[1])
+        items = _merged(items, _remembered(w, staging_dir, ledger, branches)[1])
     count = sum(len(getattr(items, k)) for k in ExtractedItems.model_fields)
     if count and not quiet:
         note(f"extract: staged {count} memcli_remember call(s), which need no model")
@@ -259,7 +282,7 @@ def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
 
 
 def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
-         gate: pool.Gate) -> Result:
+         gate: pool.Gate, branches: Branches) -> Result:
     if gate.abort.is_set():
         return Result(w, "skipped")
     start, end = w.chunk.range
@@ -268,7 +291,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         with gate.writing() as allowed:
             if not allowed:
                 return Result(w, "skipped")
-            ids, kept = _remembered(w, staging_dir, ledger)
+            ids, kept = _remembered(w, staging_dir, ledger, branches)
             # Recorded under the mapping that staged it, not the prompt and model: `--stale --redo`
             # after a prompt or model change must not stage (and consolidate) these calls again.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end,
@@ -287,7 +310,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             with gate.writing() as allowed:
                 if not allowed:
                     return Result(w, "skipped")
-                kept = _remembered(w, staging_dir, ledger)[1]
+                kept = _remembered(w, staging_dir, ledger, branches)[1]
                 ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                               gateway.model, file_id)
             return Result(w, "recovered", _merged(items, kept))
@@ -309,7 +332,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
-        ids, kept = _remembered(w, staging_dir, ledger)
+        ids, kept = _remembered(w, staging_dir, ledger, branches)
         if _empty(items):
             # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
             # counts toward the consolidation trigger nor costs a consolidation run.
@@ -321,7 +344,8 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
                                           completion_tokens=usage.completion_tokens,
                                           cost_usd=usage.cost_usd),
-                              items=items, provenance=provenance_of(w.chunk))
+                              items=items, provenance=provenance_of(w.chunk),
+                              branch=branches.get((w.key, w.chunk.range)))
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                       gateway.model, file_id)
