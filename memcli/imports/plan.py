@@ -14,10 +14,10 @@ from pathlib import Path
 
 from memcli.agents.documents.discovery import Found
 from memcli.agents.documents.kinds import AGENT, KINDS, Selection, Where, select
+from memcli.agents.documents.ledger import Ledger, fingerprint
 from memcli.agents.documents.markdown import parse
 from memcli.agents.documents.reader import read_text
 from memcli.extract.prepare import HUMAN, Chunk, Part, Prepared, chunk, estimate_tokens
-from memcli.imports.ledger import Ledger, fingerprint
 from memcli.secrets import redact
 from memcli.transcript.base import SessionReadError
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from memcli.agents.documents.discovery import Found, discover, kind_of, name
 from memcli.agents.documents.kinds import KINDS
+from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool
 from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
-from memcli.imports.ledger import Ledger
 from memcli.imports.plan import Plan, Work, plan
 from memcli.imports.report import Tally, print_dry_run, print_summary
 from memcli.llm import (
