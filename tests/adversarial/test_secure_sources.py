@@ -24,7 +24,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     found = make_world(tmp_path, monkeypatch)
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".netrc").write_text(f"machine example.com login bob password {NETRC_PASSWORD}\n", encoding="utf-8")
+    netrc = f"machine example.com login bob password {NETRC_PASSWORD}\n"
+    (home / ".netrc").write_text(netrc, encoding="utf-8")
     monkeypatch.setenv("HOME", str(home))
     (found.root / ".env").write_text(f"TOKEN={ENV_VALUE}\n", encoding="utf-8")
     (found.root / "README.md").write_text("# Bakery\n\nA workspace file no import read.\n", encoding="utf-8")
@@ -77,7 +78,8 @@ def test_mcp_source_refuses_them_and_shows_an_imported_file(world: World, fake_l
                     for source in [*REFUSED, "agents-md/AGENTS.md"]:
                         done = await client.call_tool("memcli_source", {"session": source, "start": 15,
                                                                         "end": 16})
-                        out.append((done.is_error, "\n".join(c.text for c in done.content if c.type == "text")))
+                        text = "\n".join(c.text for c in done.content if c.type == "text")
+                        out.append((done.is_error, text))
         return out
 
     answers = anyio.run(calls)
