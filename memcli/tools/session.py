@@ -59,6 +59,7 @@ class ToolSession:
             dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate
         )
         self._journal: list[JournalEntry] = []
+        self._created: set[str] = set()  # records this run created: still new to the rules (E16)
         self._refusals: list[Refusal] = []
         self._handlers: dict[str, Callable[..., ToolResult]] = {
             "memory_read": self.read,
@@ -278,8 +279,10 @@ class ToolSession:
                     rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
                 )
         lint_op = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}[op]
+        created = before is None or rel in self._created
         findings = lint_change(
-            self.workspace, Change(rel, data, lint_op, allowed_sources=self._lint_sources())
+            self.workspace,
+            Change(rel, data, lint_op, allowed_sources=self._lint_sources(), created_in_run=created),
         )
         violations = [v if v.path else replace(v, path=rel) for v in violations]
         violations += [Violation.of(f) for f in findings if f.is_error]
@@ -293,6 +296,8 @@ class ToolSession:
                 atomic_write_bytes(full, data)
         except OSError as exc:
             return failure("io", f"could not write {rel}: {exc.strerror}; nothing was changed")
+        if created and data is not None:
+            self._created.add(rel)
         self._journal.append(
             JournalEntry(op, rel, reason.strip(), category, size_before, size_after, self.phase)
         )

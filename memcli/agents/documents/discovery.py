@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 from memcli import git
 from memcli.agents.claude_code import discovery as claude_code
 from memcli.agents.codex import discovery as codex
-from memcli.agents.documents.kinds import KINDS
+from memcli.agents.documents.kinds import KINDS, in_vendored_folder
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import info_of
 from memcli.agents.gemini_cli import discovery as gemini_cli
@@ -203,6 +204,27 @@ def name(kind: str, path: Path, root: Path, config: SessionsConfig) -> Found:
     except ValueError:
         rel = path.as_posix()
     return Found(kind, path, f"{kind}/{rel}", rel)
+
+
+def submodules(root: Path) -> list[str]:
+    """The paths of the workspace's git submodules (`.gitmodules`), root-relative POSIX."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    found = re.findall(r"(?m)^\s*path\s*=\s*(.+?)\s*$", text)
+    return [p.strip("/") for p in found if p.strip("/")]
+
+
+def vendored(found: Found, root: Path) -> bool:
+    """A document inside the workspace that is third-party text: under a vendored folder
+    (`third_party/`, `vendor/`, `node_modules/`, ...) or a git submodule, so not the user's words."""
+    path = Path(os.path.abspath(found.path))
+    try:
+        rel = path.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return False
+    return in_vendored_folder(rel) or any(rel.startswith(sub + "/") for sub in submodules(root))
 
 
 def kind_of(path: Path, root: Path, config: SessionsConfig) -> str:
