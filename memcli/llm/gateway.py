@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from memcli.atomicio import durable_append
 from memcli.errors import ConfigError
 from memcli.llm.endpoint import Endpoint, Role
 from memcli.llm.errors import ContextExceeded, InvalidOutput, LLMError, RequestRefused
@@ -266,9 +267,7 @@ class Gateway:
                "cost_usd": usage.cost_usd if usage else None}
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:  # one write per line in append mode: concurrent calls never interleave
-            self.run_log.parent.mkdir(parents=True, exist_ok=True)
-            with self.run_log.open("a", encoding="utf-8") as fh:
-                fh.write(line)
+            durable_append(self.run_log, line)
 
 
 def _content(response: Any) -> str:

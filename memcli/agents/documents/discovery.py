@@ -93,7 +93,7 @@ def _claude_memory(root: Path, config: SessionsConfig) -> list[Path]:
     for settings in (root / ".claude" / "settings.local.json", claude_home / "settings.json"):
         try:
             value = json.loads(settings.read_text(encoding="utf-8")).get("autoMemoryDirectory")
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             continue
         if isinstance(value, str) and value.strip():  # never the checked-in settings (Claude Code ignores it)
             found.append(Path(value).expanduser())
