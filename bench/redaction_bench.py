@@ -35,10 +35,11 @@ def _baseline(ref: str, where: Path) -> Path:
     pkg = where / "memcli"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("", encoding="utf-8")
-    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", ref, "memcli/secrets.py", "memcli/secrets"],
-                            cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-    for name in listed:
-        data = subprocess.run(["git", "show", f"{ref}:{name}"], cwd=REPO, capture_output=True, check=True).stdout
+    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", ref, "memcli/secrets.py",
+                             "memcli/secrets"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    for name in listed.split():
+        data = subprocess.run(["git", "show", f"{ref}:{name}"], cwd=REPO, capture_output=True,
+                              check=True).stdout
         target = where / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)

@@ -138,6 +138,8 @@ _CRED_KEY = (
     r"client[_\-]?secret|auth[_\-]?key|account[_\-]?key|credentials?|[_\-]key)"
     r"(?:[_\-]?(?:key|base|value))?"
 )
+# a password key as a whole word of an identifier (`DB_PASSWORD`, `passwd`; not `passage`)
+_PASS_KEY = r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase)?|pwd)(?![a-z])[\w.\-]{0,20}" + _Q
 _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("private-key", (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
@@ -192,17 +194,18 @@ _PATTERNS: tuple[_Pattern, ...] = (
         anchors=("--password", "--passwd", "--token", "--api-key", "--secret", "--client-secret")),
     # A password under a password key: shorter than the generic rule's 8, or a quoted passphrase.
     _Pattern("password-assignment", (
-        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase)?|pwd)(?![a-z])[\w.\-]{0,20}" + _Q + r"\s*(?::=|=>|=|:)\s*(\\?[\"']?)"
+        _PASS_KEY + r"\s*(?::=|=>|=|:)\s*(\\?[\"']?)"
         r"([^\s\"',;)}\]\\`]{6,200})\1"), 2, hints=("pass", "pwd"), check="password", vendor=False,
         anchors=("pass", "pwd")),
     _Pattern("password-assignment", (
-        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase)?|pwd)(?![a-z])[\w.\-]{0,20}" + _Q + r"\s*(?::=|=>|=|:)\s*(\\?[\"'])"
+        _PASS_KEY + r"\s*(?::=|=>|=|:)\s*(\\?[\"'])"
         r"([^\"'\n\\]{4,128}?)\1"), 2, hints=("pass", "pwd"), check="passphrase", vendor=False),
     _Pattern("netrc-password", r"(?i)\blogin\s+\S+\s+password\s+([^\s]{3,128})", 1, hints=("login",),
              check="password", vendor=False),
     _Pattern("cli-password", (
         r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(\\?[\"']?)"
-        r"([^\s\"'\\\-][^\s\"'\\]{2,127})\1"), 2, hints=("mysql", "mariadb"), check="placeholder", vendor=False),
+        r"([^\s\"'\\\-][^\s\"'\\]{2,127})\1"), 2, hints=("mysql", "mariadb"), check="placeholder",
+        vendor=False),
     _Pattern("cli-password", r"\bsshpass\s+-p\s*([\"']?)([^\s\"']{3,128})\1", 2, hints=("sshpass",),
              check="placeholder", vendor=False),
     _Pattern("cli-password", r"\bredis-cli\b[^\n|;&]*?\s-a\s+([\"']?)([^\s\"']{3,128})\1", 2,
@@ -217,10 +220,11 @@ _PATTERNS: tuple[_Pattern, ...] = (
         1, hints=("akia", "asia"), check="aws-secret"),
     # A password or key after a Japanese or Chinese label, and a separator a person would type.
     _Pattern("credential-label", (
-        r"(?:パスワード|暗証番号|秘密鍵|シークレット|アクセスキー|APIキー|API ?キー|トークン|密码|口令|密钥|令牌)"
+        r"(?:パスワード|暗証番号|秘密鍵|シークレット|アクセスキー|API ?キー|トークン|"
+        r"密码|口令|密钥|令牌)"
         r"(?:\s*[:：=＝]\s*|(?:は|が|を|：)\s+|(?:は|が|を)?[「『\"'])([!-~]{6,128})(?![!-~])"), 1,
-        hints=("パスワード", "暗証番号", "秘密鍵", "シークレット", "アクセスキー", "キー", "トークン", "密码", "口令",
-               "密钥", "令牌"), check="password", raw=True, vendor=False),
+        hints=("パスワード", "暗証番号", "秘密鍵", "シークレット", "アクセスキー", "キー", "トークン",
+               "密码", "口令", "密钥", "令牌"), check="password", raw=True, vendor=False),
 )
 
 
