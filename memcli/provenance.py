@@ -218,3 +218,71 @@ class Trust:
             if lo <= end and hi >= start:
                 found = (found or set()) | roles_within(runs, start, end)
         return found
+
+
+# ---------------------------------------------------------------- the trust gate (what agents follow)
+
+# Text that tells an agent to run something, or to fetch something and act on it: a rule only a
+# person may set. "Run `make lint` before every commit" is fine in the user's words, a poisoning in
+# a web page's (docs/trust.md, "The trust gate").
+_COMMAND = re.compile(
+    r"\b(?:always|before (?:each|every|any|running|committing|pushing)|every time|whenever|first thing|"
+    r"at the start of (?:each|every|a)|automatically|immediately)\b[^.\n]{0,80}?"
+    r"\b(?:run|execute|exec|call|invoke|source|install|pipe)\b"
+    r"|\b(?:run|execute|exec|invoke|source|install)\b[^.\n]{0,120}?"
+    r"\b(?:before (?:each|every|any) (?:commit|push|task|session|command|change|run|test)s?|every time|"
+    r"always|first thing|automatically|at (?:the )?start of (?:each|every) (?:session|task))\b",
+    re.IGNORECASE)
+_FETCH = re.compile(
+    r"\b(?:fetch|download|visit|open|read|load|browse|go to|navigate to|curl|wget|retrieve|check)\b"
+    r"[^.\n]{0,60}?https?://[^\s)>\]]+[^.\n]{0,80}?"
+    r"\b(?:follow|obey|execute|run|apply|do what|instructions?|steps|and then|save|store)\b"
+    r"|\b(?:follow|obey|apply|execute|run)\b[^.\n]{0,40}?\b(?:instructions?|steps|script|commands?)\b"
+    r"[^.\n]{0,30}?\b(?:at|from|in|on)\b\s+https?://",
+    re.IGNORECASE)
+_JA_COMMAND = re.compile(
+    r"(?:コミット|プッシュ|作業|セッション|タスク)(?:の前に|前に|のたびに|するたびに|ごとに)[^。\n]{0,60}?"
+    r"(?:実行|インストール|取得|ダウンロード)"
+    r"|https?://\S+[^。\n]{0,40}?(?:の指示に従|を実行|を取得して実行)")
+_ALLOWED_CF = {"\u200d", "\ufe0f"}  # emoji joiners (👩‍💻) are text, not a trick, between symbols
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One place in a text that the trust gate holds against it (by what it is, on which line)."""
+
+    line: int
+    what: str  # invisible | instruction | command | fetch
+    snippet: str
+
+
+def _invisible(text: str) -> list[Directive]:
+    out = []
+    for i, ch in enumerate(text):
+        if ch.isascii() or unicodedata.category(ch) != "Cf" or (i == 0 and ch == "\ufeff"):
+            continue
+        if ch in _ALLOWED_CF and 0 < i < len(text) - 1 and unicodedata.category(text[i - 1]) == "So":
+            continue
+        line = text.count("\n", 0, i) + 1
+        name = unicodedata.name(ch, "format character")
+        out.append(Directive(line, "invisible", f"U+{ord(ch):04X} {name}"))
+    return out
+
+
+def agent_directives(text: str) -> list[Directive]:
+    """Where `text` (a record's, a skill's) holds what an agent would follow without a person having
+    said it: invisible or bidi characters (text a reviewer does not see), an instruction-shaped
+    sentence (instruction_sentences), a command to run at every commit or session, a URL to fetch
+    and act upon. Matched in folded form; one Directive per line and kind."""
+    found = [] if text.isascii() else _invisible(text)
+    folded = fold(text)
+    lines = folded.splitlines() if len(folded.splitlines()) == len(text.splitlines()) else text.splitlines()
+    for n, line in enumerate(lines, 1):
+        if instruction_sentences(line):
+            found.append(Directive(n, "instruction", line.strip()[:_SNIPPET]))
+        elif _COMMAND.search(line) or _JA_COMMAND.search(line):
+            found.append(Directive(n, "command", line.strip()[:_SNIPPET]))
+        elif _FETCH.search(line):
+            found.append(Directive(n, "fetch", line.strip()[:_SNIPPET]))
+    seen: set[tuple[int, str]] = set()
+    return [d for d in found if (d.line, d.what) not in seen and not seen.add((d.line, d.what))]
