@@ -52,8 +52,9 @@ def gated(ws: Workspace, shown: list[Entry], lines: list[str],
         kept.append(entry)
     if lines and agent_directives("".join(lines)):
         text = _file_text(ws, SUMMARY_PATH)
-        held = _held_lines(ws, SUMMARY_PATH, text)
-        offset = len(text.splitlines()) - len(lines)  # the body is the file's last lines
-        lines = [WITHHELD_LINE if offset + i + 1 in held else line for i, line in enumerate(lines)]
+        file_lines = text.splitlines()
+        held_at = _held_lines(ws, SUMMARY_PATH, text)
+        held = {file_lines[n - 1].strip() for n in held_at if n <= len(file_lines)}
+        lines = [WITHHELD_LINE if line.strip() and line.strip() in held else line for line in lines]
     return kept, lines, skipped
 
