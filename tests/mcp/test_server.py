@@ -137,8 +137,7 @@ def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
         "memcli_search", "memcli_search", "memcli_read", "memcli_read", "memcli_read", "memcli_context",
         "memcli_context", "memcli_source", "memcli_remember"], strict=True)]
     search, decisions, by_slug, by_path, summary, context, small, source, remember = map(text, results)
-    search, decisions, by_slug, by_path, summary = (unfenced(t) for t in (search, decisions, by_slug, by_path,
-                                                                         summary))
+    by_slug, by_path, summary = (unfenced(t) for t in (by_slug, by_path, summary))
     head, source = source.split("\n", 1)
     assert head.startswith("session ") and (source := unfenced(source))
     cli = subprocess.run([sys.executable, "-m", "memcli", "search", "sqlite backup", "-n", "3", "--json"],
