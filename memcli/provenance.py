@@ -269,6 +269,15 @@ def _invisible(text: str) -> list[Directive]:
     return out
 
 
+def may_direct(text: str) -> bool:
+    """False only when `agent_directives(text)` is surely empty: one pass of each pattern over the
+    whole text, for a caller that checks many short texts at once (the resident context)."""
+    if not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in set(text)):
+        return True
+    folded = fold(text)
+    return any(p.search(folded) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
+
+
 def agent_directives(text: str) -> list[Directive]:
     """Where `text` (a record's, a skill's) holds what an agent would follow without a person having
     said it: invisible or bidi characters (text a reviewer does not see), an instruction-shaped

@@ -6,9 +6,12 @@ costs one pass of a few regexes at session start."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from typing import TYPE_CHECKING
 
-from memcli.provenance import agent_directives
+from memcli.provenance import agent_directives, may_direct
 from memcli.workspace import SUMMARY_PATH
 
 if TYPE_CHECKING:
@@ -40,10 +43,37 @@ def _file_text(ws: Workspace, rel: str) -> str:
         return ""
 
 
+MEMO = "context-gate.json"  # digests of shown texts found clean: a warm session start runs no regex
+_KEPT = 32
+
+
+def _clean(ws: Workspace, text: str) -> bool:
+    """Whether nothing in `text` can be a directive (may_direct), remembered per text's digest in
+    the state folder: the patterns cost tens of ms over a large context, a digest a fraction of one."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    memo = ws.state_dir / MEMO
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = []
+    if isinstance(known, list) and digest in known:
+        return True
+    if may_direct(text):
+        return False
+    with contextlib.suppress(OSError):
+        from memcli.atomicio import atomic_write_text  # here: a warm session start writes nothing
+
+        kept = [d for d in (known if isinstance(known, list) else []) if isinstance(d, str)][-(_KEPT - 1):]
+        atomic_write_text(memo, json.dumps([*kept, digest]))
+    return True
+
+
 def gated(ws: Workspace, shown: list[Entry], lines: list[str],
           skipped: list[str]) -> tuple[list[Entry], list[str], list[str]]:
     """`shown` and the summary `lines` less what the gate holds back (the entries' paths added to
     `skipped`)."""
+    if _clean(ws, "\n".join([*(e.description for e in shown), *lines])):
+        return shown, lines, skipped  # the usual case: nothing shown could direct an agent
     kept = []
     for entry in shown:
         if agent_directives(entry.description) and _held_lines(ws, entry.path, _file_text(ws, entry.path)):

@@ -28,6 +28,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memcli.secrets.gitleaks import ALLOW_REGEXES, RULES, STOPWORDS
+
 
 @dataclass(frozen=True)
 class SecretMatch:
@@ -229,8 +231,6 @@ _PATTERNS: tuple[_Pattern, ...] = (
 
 
 def _gitleaks() -> tuple[_Pattern, ...]:
-    from memcli.secrets.gitleaks import RULES
-
     out = []
     for rule_id, source, group, entropy, keywords, allow in RULES:
         generic = "(?:[ \\t\\w.-]{0,20})" in source  # a keyword = value rule, not a key's own shape
@@ -244,8 +244,6 @@ _PATTERNS = _PATTERNS + _gitleaks()
 
 @functools.cache
 def _global_allow() -> tuple[tuple[re.Pattern[str], ...], tuple[str, ...]]:
-    from memcli.secrets.gitleaks import ALLOW_REGEXES, STOPWORDS
-
     return tuple(_compiled(r) for r in ALLOW_REGEXES), STOPWORDS
 
 
