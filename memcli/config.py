@@ -12,7 +12,9 @@ just means validating again). Every command reads the config first, so that star
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from memcli import __version__
+from memcli.atomicio import private_dir
 from memcli.codekey import code_fingerprint
 from memcli.errors import ConfigError
 
@@ -203,9 +206,18 @@ def as_dict(section: Any) -> dict[str, Any]:
 
 def state_dir_of(root: Path) -> Path:
     """Local, git-ignored state (index, ledger, run log, metrics) of the workspace at `root`;
-    MEMCLI_STATE_DIR overrides."""
+    MEMCLI_STATE_DIR overrides. Made private (0700, memcli.atomicio.private_dir) once a process
+    asks for it: it holds transcripts' text and paths, and what is made in it is private too."""
     override = os.environ.get(STATE_DIR_ENV)
-    return Path(override) if override else root / STATE_DIR_NAME
+    found = Path(override) if override else root / STATE_DIR_NAME
+    _made_private(found)
+    return found
+
+
+@functools.cache
+def _made_private(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only place: every writer already copes with that
+        private_dir(folder)
 
 
 def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:

@@ -179,7 +179,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             return result
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
                                       stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped(),
-                                      flagged=flagged, refusals=result.refusals)
+                                      flagged=flagged, refusals=result.refusals, vouched=tools.vouched)
         applied = land.land(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text,
                             propose=opts.propose)
         result.sha, result.kept, result.note = applied.sha, applied.kept, applied.pending

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from memcli import history
 from memcli.agents import registry
+from memcli.atomicio import make_dirs, new_file_mode
 from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.git.group import pid_alive
@@ -68,10 +69,10 @@ def _napper(marker: Path) -> Callable[[float], None]:
 
 
 def _claim(path: Path) -> bool:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     for _ in range(2):
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, new_file_mode(path.parent))
         except FileExistsError:
             try:
                 pid = int(path.read_text().strip() or 0)

@@ -22,13 +22,14 @@ from pathlib import Path
 from memcli.agents import edit, registry, wired
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
-from memcli.atomicio import atomic_delete, atomic_write_text
+from memcli.atomicio import atomic_delete, atomic_write_text, private_dir
 from memcli.errors import EXIT_OK, ConfigError, UsageError
 from memcli.extract.ready import capture_line
 from memcli.skills import after
 from memcli.workspace import Workspace, find_root
 
 ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
+KEEP_BACKUPS = 5  # per config file and action: the newest; older ones are removed
 
 
 def backup_dir() -> Path:
@@ -78,12 +79,26 @@ def _key(path: Path) -> str:
 
 
 def _backup(path: Path, old: str | None, action: str) -> Path:
+    """The old bytes, as private as the file was (a 0600 settings file may hold a token), in a
+    private folder; the newest KEEP_BACKUPS of this file and action are kept."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
-    target = backup_dir() / f"{_key(path)}-{stamp}-{action}-{path.name}"
+    folder = private_dir(backup_dir())
+    target = folder / f"{_key(path)}-{stamp}-{action}-{path.name}"
     if old is None:
         target = target.with_name(target.name + ABSENT)
-    atomic_write_text(target, old or "")
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    atomic_write_text(target, old or "", mode=mode)
+    _prune(folder, path, action)
     return target
+
+
+def _prune(folder: Path, path: Path, action: str) -> None:
+    found = sorted(folder.glob(f"{_key(path)}-*-{action}-*"))  # the stamp sorts them by time
+    for old in found[:-KEEP_BACKUPS]:
+        atomic_delete(old)
 
 
 def _before_install(cf: ConfigFile, current: str) -> str | None | bool:

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 from memcli import progress
 from memcli.agents.documents.discovery import Found, discover, kind_of, name
 from memcli.agents.documents.kinds import KINDS
+from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool
 from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
-from memcli.imports.ledger import Ledger
 from memcli.imports.plan import Plan, Work, plan
 from memcli.imports.report import Tally, print_dry_run, print_summary
 from memcli.llm import (
@@ -38,12 +38,13 @@ from memcli.llm import (
     resolve_model,
     spend,
 )
-from memcli.provenance import role_spans
+from memcli.provenance import instruction_sentences, role_spans
 from memcli.records.models import Source
 from memcli.staging import (
     ExtractedItems,
     Provenance,
     StagingFile,
+    Untrusted,
     Usage,
     staging_id,
     staging_path,
@@ -203,11 +204,16 @@ def _staging(w: Work, items: ExtractedItems, usage: CallUsage, model: str, sent:
     now = dt.datetime.now(dt.UTC)
     for n, (span, found) in enumerate(attribute.group(items, w.pieces, w.chunk.range)):
         source = Source(session_id=w.source.id, range=span)
-        said = [(p.start, p.end, w.role) for p in w.pieces if span[0] <= p.start and p.end <= span[1]]
+        pieces = [p for p in w.pieces if span[0] <= p.start and p.end <= span[1]]
+        said = [(p.start, p.end, w.role) for p in pieces]
+        # third-party text's instruction-shaped sentences, fenced as untrusted for consolidation
+        flagged = [Untrusted(entry=p.start, text=s[:400]) for p in pieces if w.role == "injected"
+                   for s in instruction_sentences(p.text)][:20]
         cost = Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                      cost_usd=usage.cost_usd) if n == 0 else Usage()
         out.append(StagingFile(
             id=staging_id(w.source.id, source, prompt.version(), model, sent + found.model_dump_json()),
             agent=w.source.kind, source=source, model=model, prompt_version=prompt.version(), created_at=now,
-            usage=cost, items=found, provenance=Provenance(roles=[tuple(r) for r in role_spans(said)])))
+            usage=cost, items=found,
+            provenance=Provenance(roles=[tuple(r) for r in role_spans(said)], untrusted=flagged)))
     return out

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memcli.atomicio import durable_append
+
 if TYPE_CHECKING:
     from memcli.llm.usage import CallUsage
     from memcli.workspace import Workspace
@@ -230,6 +232,4 @@ def log_call(log: Path | None, *, role: str, model: str, mode: str, started: flo
            "cost_usd": usage.cost_usd if usage else None}
     line = json.dumps(row, ensure_ascii=False) + "\n"
     with _LOG_LOCK:  # one write per line in append mode: concurrent calls never interleave
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        durable_append(log, line)  # private to its user, as all of memcli's state (memcli.atomicio)
