@@ -39,7 +39,7 @@ RECORD = "memory/decisions/installed-wheel-works.md"
 CONFIG = pipeline_config(max_iterations=6)
 _SOURCE = re.compile(r"  - session_id: (\S+)\n    range: \[(\d+), (\d+)\]\n")
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".memcli", ".venv*",
-                                 ".pytest_cache", ".ruff_cache")
+                                 ".pytest_cache", ".ruff_cache", "node_modules")  # the e2e agents
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
