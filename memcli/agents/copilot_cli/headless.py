@@ -1,5 +1,5 @@
 """GitHub Copilot CLI as memcli's model (`agent/copilot`, `agent/copilot/<model>`), checked against
-1.0.102: `copilot --help`, `copilot help config | environment | permissions`, its session store
+1.0.102: `copilot --help`, `copilot help config | environment`, its session store
 and runs against a scripted Chat Completions API (its BYOK provider).
 
 Both shapes run `copilot --output-format json` (the prompt on stdin: non-interactive; JSON lines

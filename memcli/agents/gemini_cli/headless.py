@@ -25,11 +25,14 @@ What Gemini still adds, by design and without a switch: the user's global `~/.ge
 `projects.json`): `forget` removes those after each run, so the run is in no history. Its error
 reports (`gemini-client-error-*.json`, with the request) go to TMPDIR: the run's own folder.
 
+With its model on `auto` (the default), Gemini first sends the prompt to a small model that picks
+the model (its router); the tokens of both are counted. Gemini retries a 429 itself: up to
+`general.maxAttempts` (10) times with backoff, its router's calls 10 times whatever that says.
+
 Verified by runs: the system instruction, the tools offered (none; memcli's only), a shell or
 write_file call answered "not found", memcli's calls reaching the relay, the user's hook and MCP
-server not started, the JSON output and the 401/429 errors as read here, the files a run leaves.
-By reading its code: the settings' merge and precedence, `general.maxAttempts` (Gemini retries a
-429 up to 10 times with backoff), GEMINI.md's loading.
+server not started, the JSON output and the 401/429 errors as read here, the retries, the files a
+run leaves. By reading its code: the settings' merge and precedence, GEMINI.md's loading.
 """
 
 from __future__ import annotations

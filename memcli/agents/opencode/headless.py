@@ -25,10 +25,10 @@ What OpenCode still adds, by design and without a switch: the user's global
 no prompt text).
 
 Verified by runs: the system prompt and the tools each request offers (none; memcli's only), a
-bash/write call answered as an unavailable tool, memcli's calls reaching the relay, the user's MCP
-server not started, nothing left in its data folder but the log, the 401/429 errors (OpenCode
-retries a 429 itself, with backoff). By reading its code: the config merge order, OPENCODE_DB,
-OPENCODE_PURE and the instructions it loads.
+bash/write call answered as an unavailable tool, memcli's calls reaching the relay, the user's
+plugin and MCP server not started, nothing left in its data folder but the log, the 401/429 errors
+(OpenCode retries a 429 itself, with backoff). By reading its code: the config merge order,
+OPENCODE_DB and the instructions it loads.
 """
 
 from __future__ import annotations
