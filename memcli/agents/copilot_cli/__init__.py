@@ -32,7 +32,7 @@ SKILLS = Skills((".github/skills", ".agents/skills", ".claude/skills"),
                 ("~/.copilot/skills", "~/.agents/skills"))
 # `<server>-<tool>` in its transcripts (the event also names server and tool apart)
 TOOL_NAMES = ("{server}-{tool}",)
-HEADLESS = Headless("copilot", context_tokens=128_000)  # dialect: headless.py
+HEADLESS = Headless("copilot", context_tokens=64_000)  # 1.0.102 caps a prompt (maxPromptTokens) at 64k
 
 
 def load() -> Parts:  # here: on use; the hooks' start-up paths read the facts above alone (base.py)

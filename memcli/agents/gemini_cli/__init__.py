@@ -29,7 +29,7 @@ HOOKS = Hooks("gemini", JSON, end_events=frozenset({"SessionEnd"}))
 SKILLS = Skills((".agents/skills", ".gemini/skills"), ("~/.agents/skills", "~/.gemini/skills"))
 # 0.61 names an MCP tool `mcp_<server>_<tool>`; earlier releases the bare name or `<server>__<tool>`
 TOOL_NAMES = ("mcp_{server}_{tool}", "{tool}", "{server}__{tool}")
-HEADLESS = Headless("gemini", context_tokens=1_000_000)  # dialect: headless.py
+HEADLESS = Headless("gemini", context_tokens=200_000)  # its models hold 1M; chunks need far less
 
 
 def load() -> Parts:
