@@ -201,7 +201,7 @@ class SkillDialect(NamedTuple):
 class Run(NamedTuple):
     """One headless run of an agent to start (a HeadlessDialect builds it): the command line, its
     first word the agent's executable; what it reads on stdin; variables added to the environment;
-    files written into the run's own empty folder first (relative path -> text)."""
+    files written into the run's own empty folder first (relative path, folders made -> text)."""
 
     argv: list[str]
     stdin: str = ""
@@ -245,13 +245,17 @@ class HeadlessDialect(NamedTuple):
     `work`: (system prompt, prompt, memcli's tools, model or None, run folder) -> a run that may
     call memcli's MCP tools and nothing else: its own file-writing, shell and web tools switched
     off by its own flags. None: it cannot (memcli consolidates with it no further than extract).
-    `read`: (stdout, stderr) -> its reply; an output it cannot read is a Reply with an error."""
+    `read`: (stdout, stderr) -> its reply; an output it cannot read is a Reply with an error.
+    `forget`: (run folder) -> None, after every run, however it ended: removes what the agent kept
+    of the run in its own home despite its flags (Copilot CLI's session store, Gemini CLI's chat of
+    the folder); None: it keeps nothing there."""
 
     ask: Callable[[str, str, dict[str, Any] | None, str | None, Path], Run]
     read: Callable[[str, str], Reply]
     work: Callable[[str, str, McpTools, str | None, Path], Run] | None = None
     login: str = ""  # how its user logs in (the error for "not logged in" says it)
     schema_option: bool = False  # `ask` passes the schema to an option of its own (else: the prompt)
+    forget: Callable[[Path], None] | None = None
 
 
 class Parts(NamedTuple):

@@ -164,6 +164,7 @@ class AgentGateway:
             run = build(folder)
             argv = [executable or run.argv[0], *run.argv[1:]]
             for name, text in run.files.items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_text(text, encoding="utf-8")
             env = {**os.environ, **run.env, RUN_ENV: "1"}
             try:
@@ -193,6 +194,8 @@ class AgentGateway:
                 raise LLMError(self._why(reply))
             return reply
         finally:
+            if self.dialect.forget is not None:
+                self.dialect.forget(folder)
             shutil.rmtree(folder, ignore_errors=True)
 
     def _why(self, reply: Reply) -> str:

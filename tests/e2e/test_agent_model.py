@@ -8,10 +8,11 @@ model provider is configured anywhere: only the agent's own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
-import subprocess
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -21,10 +22,19 @@ import pytest
 from e2e.conftest import STAGING_WAIT_S, agent_binary, run
 from e2e.test_claude_code import claude_env
 from e2e.test_codex import KEY_VAR, codex_config
+from e2e.test_copilot import copilot_env
+from e2e.test_gemini import gemini_env
+from e2e.test_gemini import user_settings as gemini_user_settings
+from e2e.test_opencode import opencode_env
+from e2e.test_opencode import user_config as opencode_config
+from e2e.test_pi import pi_env
+from e2e.test_pi import user_setup as pi_setup
 from support.agent_server import Turn
 from support.anthropic_server import AnthropicServer
+from support.chat_completions_server import ChatCompletionsServer
 from support.claude_transcript import assistant_text, tool_use, user, write_session
 from support.claude_transcript import tool_result as result_of
+from support.gemini_server import GeminiServer
 from support.responses_server import ResponsesServer
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -61,11 +71,14 @@ def calls_log(root: Path) -> list[dict[str, Any]]:
 
 
 class Agent:
-    """One agent as the model in a test: its scripted server, environment and the shapes of its API."""
+    """One agent as the model in a test: its scripted server, the user's own setup of the agent
+    (pointed at that server, as each agent's own e2e test does, and with MCP servers of the user's),
+    and the shapes of its API."""
 
     def __init__(self, name: str, root: Path, env: dict[str, str]) -> None:
         self.name, self.root = name, root
         self.model = f"agent/{name}"
+        home = Path(env["HOME"])
         # the user's own MCP servers, as a user-scope `memcli hooks install` and any other tool
         # leave them: a run of memcli's offers none of their tools
         example = str(Path(__file__).resolve().parents[2] / "examples" / "workspace")
@@ -77,7 +90,7 @@ class Agent:
             servers = {k: {"type": "stdio", "command": "memcli", "args": v} for k, v in theirs.items()}
             (Path(env["HOME"]) / ".claude.json").write_text(json.dumps({"mcpServers": servers}),
                                                             encoding="utf-8")
-        else:
+        elif name == "codex":
             agent_binary("codex")
             self.server = ResponsesServer()
             self.env = {**env, KEY_VAR: "sk-scripted"}
@@ -87,20 +100,58 @@ class Agent:
                                    for k, v in theirs.items())
             (codex_home / "config.toml").write_text(codex_config(self.server.url) + servers_toml,
                                                     encoding="utf-8")
+        elif name == "gemini":
+            agent_binary("gemini")
+            self.server = GeminiServer()
+            self.env = gemini_env(env, self.server)
+            gemini_settings(home, {k: {"command": "memcli", "args": v} for k, v in theirs.items()})
+        elif name == "copilot":
+            agent_binary("copilot")
+            self.server = ChatCompletionsServer(tool_less_turns=True)
+            self.env = copilot_env(env, self.server)
+            servers = {k: {"type": "local", "command": "memcli", "args": v, "tools": ["*"]}
+                       for k, v in theirs.items()}
+            (home / ".copilot").mkdir(parents=True, exist_ok=True)
+            (home / ".copilot" / "mcp-config.json").write_text(json.dumps({"mcpServers": servers}),
+                                                              encoding="utf-8")
+        elif name == "pi":  # Pi has no MCP servers (memcli's extension is not loaded in a run)
+            agent_binary("pi")
+            self.server = AnthropicServer(tool_less_turns=True)
+            self.env = pi_env(env, self.server)
+            pi_setup(home, self.server)
+            (home / ".pi" / "agent" / "settings.json").write_text(json.dumps(
+                {"defaultProvider": "local", "defaultModel": "scripted"}), encoding="utf-8")
+        else:
+            agent_binary("opencode")
+            self.server = ResponsesServer()  # with its title agent off, every request is a turn
+            self.env = opencode_env(env, root, self.server)
+            config = opencode_config(home, self.server)
+            data = json.loads(config.read_text(encoding="utf-8"))
+            data["mcp"] = {k: {"type": "local", "command": ["memcli", *v]} for k, v in theirs.items()}
+            config.write_text(json.dumps(data), encoding="utf-8")
         self.env["MEMCLI_STATE_DIR"] = str(root / ".memcli")
         (root / "memcli.toml").write_text(workspace_config(self.model), encoding="utf-8")
 
     def answer(self, obj: dict[str, Any]) -> Turn:
-        """The model's structured answer: Claude Code's schema tool, Codex's final message."""
+        """The model's structured answer: Claude Code's schema tool, the others' final message."""
         if self.name == "claude-code":
             return Turn(tool="StructuredOutput", args=obj)
         return Turn(text=json.dumps(obj))
 
+    def tool(self, name: str) -> str:
+        """What the agent calls memcli's tool `name` (its run-scoped server is `memcli`)."""
+        return {"claude-code": "mcp__memcli__{}", "codex": "mcp__memcli__{}", "gemini": "mcp_memcli_{}",
+                "copilot": "memcli-{}", "pi": "{}", "opencode": "memcli_{}"}[self.name].format(name)
+
     def offered(self, body: dict[str, Any]) -> set[str]:
         """The names of the tools a model request offers (Codex: an MCP server's as a namespace)."""
         names = set()
-        for tool in body.get("tools", []):
-            if tool.get("type") == "namespace":
+        for tool in body.get("tools", []) or []:
+            if self.name == "gemini":
+                names |= {f["name"] for f in tool.get("functionDeclarations", [])}
+            elif self.name == "copilot":
+                names.add(tool["function"]["name"])
+            elif tool.get("type") == "namespace":
                 names |= {f"{tool['name']}__{t['name']}" for t in tool.get("tools", [])}
             elif not tool.get("defer_loading"):
                 names.add(tool.get("name") or tool.get("type"))
@@ -110,8 +161,33 @@ class Agent:
         """Everything a model request carries, as text."""
         return json.dumps(body, ensure_ascii=False)
 
+    # what differs by agent in the tests below
+    SHELL = {"claude-code": ("Bash", "command"), "codex": ("exec_command", "cmd"),
+             "gemini": ("run_shell_command", "command"), "copilot": ("bash", "command"),
+             "pi": ("bash", "command"), "opencode": ("bash", "command")}
+    NO_SUCH_TOOL = {"claude-code": "No such tool available: Bash", "codex": "unsupported call",
+                    "gemini": 'Tool \\"run_shell_command\\" not found',
+                    "copilot": "Tool 'bash' does not exist",
+                    "pi": "Tool bash not found", "opencode": "Model tried to call unavailable tool"}
+    # the tools of a question besides none: Claude Code's answer tool, Codex's two that do nothing
+    ASKED_WITH = {"claude-code": {"StructuredOutput"}, "codex": {"request_user_input", "view_image"}}
+    REPORTS_COST = {"claude-code", "pi", "opencode"}  # Codex, Gemini CLI, Copilot CLI report tokens only
 
-AGENTS = ["claude-code", "codex"]
+
+def gemini_settings(home: Path, servers: dict[str, Any]) -> None:
+    """The user's Gemini CLI settings (tests/e2e/test_gemini.py's) with MCP servers of theirs, a
+    model of their choice (no routing call first) and one attempt per request: Gemini retries a 429
+    up to ten times with backoff (`general.maxAttempts`, which its router's calls do not take)."""
+    gemini_user_settings(home)
+    path = home / ".gemini" / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    settings["general"]["maxAttempts"] = 1
+    settings["model"] = {"name": "gemini-2.5-flash"}
+    settings["mcpServers"] = servers
+    path.write_text(json.dumps(settings), encoding="utf-8")
+
+
+AGENTS = ["claude-code", "codex", "gemini", "copilot", "pi", "opencode"]
 
 
 @pytest.fixture(params=AGENTS)
@@ -144,13 +220,12 @@ def test_extract_through_an_agent_stages_items_with_machine_sources(agent: Agent
     assert staging["items"]["decisions"][0]["decision"] == "Keep the job queue in SQLite, not Redis"
     # what reached the agent: memcli's own extract prompt as the system prompt, the redacted
     # transcript, and no tool that acts (Claude Code: only its answer-schema tool; Codex: no shell,
-    # no MCP server, nothing that writes)
+    # no MCP server, nothing that writes; the others: no tool at all)
     asked = server.model_requests()
     assert len(asked) == 1
     body = asked[0].body
     offered = agent.offered(body)
-    assert offered == ({"StructuredOutput"} if agent.name == "claude-code"
-                       else {"request_user_input", "view_image"}), offered
+    assert offered == agent.ASKED_WITH.get(agent.name, set()), offered
     seen = agent.sent(body)
     assert "job queue in SQLite" in seen and SECRET not in seen
     assert "You extract what happened in one excerpt" in seen
@@ -158,12 +233,36 @@ def test_extract_through_an_agent_stages_items_with_machine_sources(agent: Agent
     rows = [r for r in calls_log(root) if r["role"] == "extract"]
     assert rows and rows[-1]["model"] == agent.model and rows[-1]["mode"] == "agent"
     assert rows[-1]["ok"] and rows[-1]["prompt_tokens"] > 0
-    assert (rows[-1]["cost_usd"] is not None) == (agent.name == "claude-code")  # Codex reports none
-    # memcli's own run left no session where memcli or Claude Code would find one
+    assert (rows[-1]["cost_usd"] is not None) == (agent.name in agent.REPORTS_COST)
+    # memcli's own run left no session where memcli or the agent would find one
     sessions = run(["memcli", "sessions", "--json"], root, env)
     assert [s["session_id"] for s in json.loads(sessions.stdout)] == [SESSION]
     left = [p.name for p in home.rglob("*.jsonl") if ".memcli" not in p.parts]
     assert left == [f"{SESSION}.jsonl"], left
+    assert_no_history(agent.name, home)
+
+
+def assert_no_history(name: str, home: Path) -> None:
+    """Nothing of memcli's runs in the agent's own history, where it keeps one whatever the flags."""
+    if name == "gemini":  # its chat and the folder's markers, removed after the run
+        gemini = home / ".gemini"
+        assert not list((gemini / "tmp").glob("memcli-agent-*")), list((gemini / "tmp").iterdir())
+        assert not list((gemini / "history").glob("memcli-agent-*"))
+        registry = json.loads((gemini / "projects.json").read_text(encoding="utf-8"))["projects"]
+        assert not [p for p in registry if "memcli-agent-" in p], registry
+    elif name == "copilot":  # its session folder and the rows of its session store, removed
+        copilot = home / ".copilot"
+        assert not [p for p in (copilot / "session-state").iterdir() if not p.name.startswith(".")]
+        store = sqlite3.connect(copilot / "session-store.db")
+        try:
+            for table in ("sessions", "turns", "assistant_usage_events", "search_index"):
+                assert store.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
+        finally:
+            store.close()
+    elif name == "opencode":  # its session database is in memory for memcli's runs
+        assert not list(home.rglob("opencode*.db")), list(home.rglob("opencode*.db"))
+    elif name == "pi":
+        assert not (home / ".pi" / "agent" / "sessions").exists()
 
 
 def _staging_file(root: Path) -> None:
@@ -192,12 +291,12 @@ def test_consolidate_through_an_agent_commits_records_once(agent: Agent) -> None
     head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
     path = "memory/decisions/job-queue-in-sqlite.md"
     server.script(
-        Turn(tool="mcp__memcli__memory_write", args={"path": path, "content": DECIDED.format(session=SESSION),
-                                                     "mode": "create", "reason": "the staged decision"}),
-        Turn(tool="mcp__memcli__dispose", args={"items": ["i1"], "action": "integrated", "records": [path],
-                                                "reason": "the staged decision"}),
-        Turn(tool="mcp__memcli__finish_phase", args={"note": "integrated"}),
-        Turn(tool="mcp__memcli__finish_phase", args={"note": "nothing to tidy"}),
+        Turn(tool=agent.tool("memory_write"), args={"path": path, "content": DECIDED.format(session=SESSION),
+                                                    "mode": "create", "reason": "the staged decision"}),
+        Turn(tool=agent.tool("dispose"), args={"items": ["i1"], "action": "integrated", "records": [path],
+                                               "reason": "the staged decision"}),
+        Turn(tool=agent.tool("finish_phase"), args={"note": "integrated"}),
+        Turn(tool=agent.tool("finish_phase"), args={"note": "nothing to tidy"}),
         Turn(text="DONE"))
     done = run(["memcli", "consolidate"], root, env, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -206,7 +305,7 @@ def test_consolidate_through_an_agent_commits_records_once(agent: Agent) -> None
     log = run(["git", "log", "--format=%H %s", f"{head}..HEAD"], root, env).stdout.splitlines()
     assert len([line for line in log if "consolidat" in line.lower()]) == 1, log
     first = server.model_requests()[0].body
-    ours = {f"mcp__memcli__{n}" for n in (
+    ours = {agent.tool(n) for n in (
         "memory_read", "memory_write", "memory_edit", "memory_delete", "memory_search", "knowledge_search",
         "project_docs", "dispose", "finish_phase")}
     others = {"request_user_input", "view_image", "list_mcp_resources", "list_mcp_resource_templates",
@@ -214,6 +313,7 @@ def test_consolidate_through_an_agent_commits_records_once(agent: Agent) -> None
     assert agent.offered(first) == ours | others
     rows = [r for r in calls_log(root) if r["role"] == "consolidation"]
     assert rows and all(r["mode"] == "agent-tools" and r["ok"] for r in rows)
+    assert_no_history(agent.name, Path(env["HOME"]))
 
 
 def test_a_hostile_agent_run_changes_nothing_and_is_reported(agent: Agent, tmp_path: Path) -> None:
@@ -223,15 +323,14 @@ def test_a_hostile_agent_run_changes_nothing_and_is_reported(agent: Agent, tmp_p
     before = run(["git", "status", "--porcelain"], root, env).stdout
     head = run(["git", "rev-parse", "HEAD"], root, env).stdout.strip()
     invented = DECIDED.format(session="00000000-0000-4000-8000-000000000000")
+    shell, argument = agent.SHELL[agent.name]
     server.script(
-        Turn(tool="Bash" if agent.name == "claude-code" else "exec_command",
-             args={"command": f"echo pwned > {outside}"} if agent.name == "claude-code"
-             else {"cmd": f"echo pwned > {outside}"}),
-        Turn(tool="mcp__memcli__memory_write", args={"path": f"../{outside.name}", "content": "x",
-                                                     "mode": "create", "reason": "escape"}),
-        Turn(tool="mcp__memcli__memory_write", args={"path": "memory/decisions/invented.md",
-                                                     "content": invented, "mode": "create",
-                                                     "reason": "an invented Source"}),
+        Turn(tool=shell, args={argument: f"echo pwned > {outside}", "description": "x"}),
+        Turn(tool=agent.tool("memory_write"), args={"path": f"../{outside.name}", "content": "x",
+                                                    "mode": "create", "reason": "escape"}),
+        Turn(tool=agent.tool("memory_write"), args={"path": "memory/decisions/invented.md",
+                                                    "content": invented, "mode": "create",
+                                                    "reason": "an invented Source"}),
         Turn(text="I could not finish."))
     done = run(["memcli", "consolidate"], root, env, timeout=240)
     assert done.returncode == 1
@@ -244,7 +343,7 @@ def test_a_hostile_agent_run_changes_nothing_and_is_reported(agent: Agent, tmp_p
     assert run(["git", "status", "--porcelain"], root, env).stdout == before
     # each refusal reached the agent as the tool's answer, the shell call as no such tool
     seen = "\n".join(agent.sent(r.body) for r in server.model_requests())
-    assert ("No such tool available: Bash" if agent.name == "claude-code" else "unsupported call") in seen
+    assert agent.NO_SUCH_TOOL[agent.name] in seen
     assert "source-not-provided" in seen and "path" in seen
 
 
@@ -255,26 +354,49 @@ def claude(project: Path, agent_env: dict[str, str]) -> Any:
         yield agent.root, agent.env, agent.server
 
 
-@pytest.mark.parametrize(("status", "body", "says"), [
-    (401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
-     "is not logged in"),
-    (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}},
-     "is rate-limited"),
-])
-def test_an_agent_that_cannot_answer_fails_in_one_line(claude, status: int, body: dict[str, Any],
-                                                       says: str) -> None:
-    from support.agent_server import send_json
+_ANTHROPIC = ({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
+              {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}})
+_OPENAI = ({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                      "code": "invalid_api_key"}},
+           {"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}})
+_GEMINI = ({"error": {"code": 401, "message": "API key not valid. Please pass a valid API key.",
+                      "status": "UNAUTHENTICATED"}},
+           {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
+                      "status": "RESOURCE_EXHAUSTED"}})
+REFUSALS = {"claude-code": _ANTHROPIC, "pi": _ANTHROPIC, "codex": _OPENAI, "copilot": _OPENAI,
+            "opencode": _OPENAI, "gemini": _GEMINI}
 
-    root, env, server = claude
-    env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # its own retries, which would only make the test slow
-    server.answer = lambda handler, request: send_json(handler, body, status)  # type: ignore[method-assign]
+
+def refuse(status: int, body: dict[str, Any]) -> Any:
+    """An answer to every request: the API's refusal, with `retry-after: 0` (the agents that retry
+    a 429 by themselves, Copilot's five times, OpenCode's and Pi's with backoff, do so at once)."""
+    data = json.dumps(body).encode()
+
+    def answer(handler: Any, request: Any) -> None:
+        handler.send_response(status)
+        for name, value in (("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+                            ("retry-after", "0"), ("retry-after-ms", "0")):
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    return answer
+
+
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a != "codex"], indirect=True)
+@pytest.mark.parametrize(("status", "says"), [(401, "is not logged in"), (429, "is rate-limited")])
+def test_an_agent_that_cannot_answer_fails_in_one_line(agent: Agent, status: int, says: str) -> None:
+    root, env, server = agent.root, agent.env, agent.server
+    env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # Claude Code's own retries, which would only make the test slow
+    server.answer = refuse(status, REFUSALS[agent.name][status == 429])
     transcript = a_session(Path(env["HOME"]), root)
     done = run(["memcli", "extract", "--path", str(transcript)], root, env, timeout=180)
     assert done.returncode == 1
     line = [ln for ln in done.stderr.splitlines() + done.stdout.splitlines() if says in ln]
-    assert line and "agent/claude-code" in line[0], done.stdout + done.stderr
+    assert line and agent.model in line[0], done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert staged(root) == []
+    assert_no_history(agent.name, Path(env["HOME"]))
 
 
 def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path,
@@ -292,9 +414,21 @@ def test_an_agent_not_installed_is_one_line_and_changes_nothing(project: Path,
     assert staged(project) == []
 
 
-def test_an_agent_that_hangs_is_stopped_at_the_timeout(claude) -> None:
-    root, env, server = claude
-    (root / "memcli.toml").write_text(workspace_config("agent/claude-code").replace(
+def agent_processes(state: str) -> list[int]:
+    """The processes of memcli's agent runs for this test's workspace, found by their environment."""
+    pids = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            environ = (proc / "environ").read_bytes()
+            if b"MEMCLI_AGENT_RUN=1\0" in environ and f"MEMCLI_STATE_DIR={state}\0".encode() in environ:
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.parametrize("agent", AGENTS, indirect=True)
+def test_an_agent_that_hangs_is_stopped_at_the_timeout(agent: Agent) -> None:
+    root, env, server = agent.root, agent.env, agent.server
+    (root / "memcli.toml").write_text(workspace_config(agent.model).replace(
         "[extract]\n", "[extract]\ntimeout_s = 8\n"), encoding="utf-8")
 
     def hang(handler: Any, request: Any) -> None:
@@ -308,8 +442,8 @@ def test_an_agent_that_hangs_is_stopped_at_the_timeout(claude) -> None:
     assert done.returncode == 1
     assert "did not finish within 8s (extract.timeout_s)" in done.stdout + done.stderr
     assert staged(root) == []
-    leftover = subprocess.run(["pgrep", "-f", "memcli-agent-"], capture_output=True, text=True).stdout
-    assert not leftover.strip()
+    assert agent_processes(env["MEMCLI_STATE_DIR"]) == []  # the agent's whole process group is gone
+    assert_no_history(agent.name, Path(env["HOME"]))
 
 
 def test_a_fresh_repository_fills_its_memory_through_claude_code_with_no_model_set(
