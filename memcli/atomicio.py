@@ -2,6 +2,10 @@
 
 A temp file in the target's own directory, fsync'd, then `os.replace`d over the target, then the
 directory fsync'd: a crash at any point leaves either the old file or the new one, never a mix.
+
+A new file or folder is never more open than the folder it is made in: inside a private folder
+(one that group and others cannot enter, as memcli's state folder: `private_dir`) it is 0600 /
+0700 whatever the umask, elsewhere the umask decides. A rewritten file keeps its mode.
 """
 
 from __future__ import annotations
@@ -23,9 +27,54 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
+def _private(folder: Path) -> bool:
+    try:
+        return os.stat(folder).st_mode & 0o077 == 0
+    except OSError:
+        return False
+
+
+def new_file_mode(folder: Path) -> int:
+    """The mode of a file created in `folder`: the umask's, and 0600 at most in a private folder."""
+    mode = 0o666 & ~_umask()
+    return mode & 0o600 if _private(folder) else mode
+
+
+def make_dirs(folder: Path | str) -> None:
+    """`folder` and its missing parents, each new one private (0700) when the one it is made in is."""
+    folder = Path(folder)
+    if folder.is_dir():
+        return
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for new in reversed(missing):
+        try:
+            new.mkdir(mode=0o700) if _private(new.parent) else new.mkdir()
+        except FileExistsError:
+            if not new.is_dir():
+                raise
+
+
+def private_dir(folder: Path | str) -> Path:
+    """`folder` made (or kept) private: 0700, its parents made as `make_dirs` makes them. For
+    memcli's state (index, ledgers, run log): transcripts' text and paths are in there."""
+    folder = Path(folder)
+    make_dirs(folder.parent)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        with contextlib.suppress(OSError):  # a folder memcli does not own: left as it is
+            st = os.stat(folder)
+            if st.st_mode & 0o077 and st.st_uid == os.getuid():
+                os.chmod(folder, st.st_mode & 0o700)
+    return folder
+
+
 def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -36,7 +85,7 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None
             try:
                 mode = path.stat().st_mode & 0o777
             except FileNotFoundError:
-                mode = 0o666 & ~_umask()
+                mode = new_file_mode(path.parent)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -53,8 +102,9 @@ def atomic_write_text(path: Path | str, text: str, *, mode: int | None = None) -
 def durable_append(path: Path | str, line: str) -> None:
     """Append one line (a ledger's row) and fsync it: an append-only log grows, never replaced whole."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
+    make_dirs(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, new_file_mode(path.parent))
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())
@@ -87,6 +137,7 @@ class AppendLog:
 
     def _append(self, row: dict) -> None:
         line = json.dumps(row, ensure_ascii=False) + "\n"
+        private_dir(self.path.parent)  # a ledger lives in the state folder
         with self._lock:
             self._apply(row)
             durable_append(self.path, line)

@@ -32,6 +32,9 @@ WorkspaceOpt = Annotated[
                  show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ProgressOpt = Annotated[str, typer.Option(
+    "--progress", metavar="MODE", help="Show the model run as it goes: auto (a live line when stderr is a "
+    "terminal, without --json), text, json (one event per line on stderr), off.")]
 ModelOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--model", "-m", help="litellm model (default: the config's model for this step).",
@@ -153,13 +156,15 @@ def extract(
         "--hook", help="For agent hooks: read the hook's JSON on stdin, return at once, and extract "
         "that session in the background once it is idle.")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."""
     from memcli.commands.extract import run
 
     raise typer.Exit(run([*(paths or []), *(path or [])], model=model, since=since, dry_run=dry_run,
-                         stale=stale, redo=redo, hook=hook, json_out=json_out, workspace=workspace))
+                         stale=stale, redo=redo, hook=hook, json_out=json_out, progress=progress,
+                         workspace=workspace))
 
 
 @app.command("import")
@@ -175,6 +180,7 @@ def import_(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="List what would be staged and from which lines; send and write nothing.")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Stage what CLAUDE.md, AGENTS.md, agents' memories and rule files say, citing their lines;
@@ -182,7 +188,7 @@ def import_(
     from memcli.commands.imports import run
 
     raise typer.Exit(run(paths, kind=kind, model=model, dry_run=dry_run, json_out=json_out,
-                         workspace=workspace))
+                         progress=progress, workspace=workspace))
 
 
 @app.command()
@@ -193,18 +199,56 @@ def consolidate(
     no_commit: Annotated[bool, typer.Option("--no-commit", help="Apply without a git commit.")] = False,
     allow_dirty: Annotated[bool, typer.Option("--allow-dirty", help="Run despite uncommitted changes "
                                               "in memory/ or knowledge/.")] = False,
+    propose: Annotated[bool, typer.Option("--propose", help="Commit on a new branch memcli/proposal/<run> "
+                                          "to review (merge it, or `memcli proposals reject`); the "
+                                          "checked-out branch and files stay as they are.")] = False,
     model: ModelOpt = None,
     keep_published: Annotated[bool, typer.Option("--keep-published", help="Leave the shared-staging "
                               "items it used on their refs until `memcli staging clear` (CI: after "
                               "the pull request is pushed).")] = False,
     json_out: JsonOpt = False,
+    progress: ProgressOpt = "auto",
     workspace: WorkspaceOpt = None,
 ) -> None:
     """Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."""
     from memcli.commands.consolidate import run
 
     raise typer.Exit(run(if_needed=if_needed, dry_run=dry_run, no_commit=no_commit, allow_dirty=allow_dirty,
-                         model=model, keep_published=keep_published, json_out=json_out, workspace=workspace))
+                         model=model, keep_published=keep_published, json_out=json_out, progress=progress,
+                         workspace=workspace, propose=propose))
+
+
+proposals_app = typer.Typer(name="proposals", add_completion=False, rich_markup_mode=None,
+                            help="Consolidations proposed for review (consolidate --propose): list, reject.")
+app.add_typer(proposals_app)
+
+
+@proposals_app.callback(invoke_without_command=True)
+def proposals(
+    ctx: typer.Context,
+    show_all: Annotated[bool, typer.Option("--all", help="List the rejected ones too, with why.")] = False,
+    json_out: JsonOpt = False,
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """The open proposals (merged ones are settled: their staging consumed, their branch deleted)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from memcli.commands.proposals import run
+
+    raise typer.Exit(run(show_all=show_all, json_out=json_out, workspace=workspace))
+
+
+@proposals_app.command("reject")
+def proposals_reject(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The proposal's run id (or its branch).")],
+    reason: Annotated[str, typer.Option("--reason", help="Why: recorded with its staging items, which "
+                                        "are never proposed again.")],
+    workspace: WorkspaceOpt = None,
+) -> None:
+    """Delete a proposal's branch and record why; its staging items are not proposed again."""
+    from memcli.commands.proposals import reject
+
+    raise typer.Exit(reject(run_id, reason=reason, workspace=workspace))
 
 
 @app.command()
@@ -278,11 +322,15 @@ def eval_(
 
 
 @app.command()
-def mcp(workspace: WorkspaceOpt = None) -> None:
+def mcp(
+    workspace: WorkspaceOpt = None,
+    relay: Annotated[str | None, typer.Option(
+        "--relay", hidden=True, help="serve one consolidation run's tools, lent over this socket")] = None,
+) -> None:
     """Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."""
     from memcli.commands.mcp import run
 
-    raise typer.Exit(run(workspace=workspace))
+    raise typer.Exit(run(workspace=workspace, relay=relay))
 
 
 @app.command("gc-report")

@@ -12,7 +12,9 @@ just means validating again). Every command reads the config first, so that star
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from memcli import __version__
+from memcli.atomicio import private_dir
 from memcli.codekey import code_fingerprint
 from memcli.errors import ConfigError
 
@@ -53,6 +56,21 @@ class LintConfig:
 
 
 @dataclass(frozen=True)
+class BudgetConfig:
+    """What the model calls may spend (docs/models.md "Budget"), counted from the call log
+    (`<state dir>/llm-calls.jsonl`) whatever backend made them. Unset: no limit."""
+
+    __pydantic_config__ = _STRICT
+    # A day (local time) of every model call: background work (the capture hook, `consolidate
+    # --if-needed`) waits once it is spent; commands run by hand still run, each within run_*.
+    day_tokens: Annotated[int, Ge(1)] | None = None
+    day_usd: Annotated[float, Gt(0)] | None = None  # counts only calls whose price is known
+    # One run of extract, import or consolidate stops when it has spent this much.
+    run_tokens: Annotated[int, Ge(1)] | None = None
+    run_usd: Annotated[float, Gt(0)] | None = None
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     __pydantic_config__ = _STRICT
     extract_model: str | None = None
@@ -67,6 +85,9 @@ class MemoryConfig:
     # The model's context window in tokens (prompt + answer). Unset: what litellm knows of the model,
     # else 8192; for Ollama it is also sent as num_ctx. See docs/models.md "Context window".
     context_tokens: Annotated[int, Ge(512)] | None = None
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+    # Staging items of a branch deleted without being merged wait this long, then go (docs/team.md).
+    branch_staging_days: Annotated[int, Ge(0)] = 30
 
 
 @dataclass(frozen=True)
@@ -87,7 +108,11 @@ class ConsolidateConfig:
     trigger_bytes: Annotated[int, Ge(0)] = 200_000
     max_iterations: Annotated[int, Ge(1)] = 60
     repair_turns: Annotated[int, Ge(0)] = 3
+    # Model calls in a row that dispose of nothing, write nothing and call no tool successfully
+    # before the run stops with the reason (0: only max_iterations bounds the run).
+    no_progress_turns: Annotated[int, Ge(0)] = 3
     coalesce_runs: Annotated[int, Ge(0)] = 2
+    agent_timeout_s: Annotated[float, Gt(0)] = 1800  # one run of a coding agent as the model (agent/...)
 
 
 @dataclass(frozen=True)
@@ -181,9 +206,18 @@ def as_dict(section: Any) -> dict[str, Any]:
 
 def state_dir_of(root: Path) -> Path:
     """Local, git-ignored state (index, ledger, run log, metrics) of the workspace at `root`;
-    MEMCLI_STATE_DIR overrides."""
+    MEMCLI_STATE_DIR overrides. Made private (0700, memcli.atomicio.private_dir) once a process
+    asks for it: it holds transcripts' text and paths, and what is made in it is private too."""
     override = os.environ.get(STATE_DIR_ENV)
-    return Path(override) if override else root / STATE_DIR_NAME
+    found = Path(override) if override else root / STATE_DIR_NAME
+    _made_private(found)
+    return found
+
+
+@functools.cache
+def _made_private(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only place: every writer already copes with that
+        private_dir(folder)
 
 
 def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
@@ -272,6 +306,13 @@ def _problem(err: Any, prefix: str) -> str:
     return f"unknown key {key}{hint}"
 
 
+def _section(cls: Any, values: dict[str, Any]) -> Any:
+    """A section from its plain values (as_dict's), a table within it (memory.budget) too."""
+    tables = {f.name: f.default_factory for f in dataclasses.fields(cls)
+              if dataclasses.is_dataclass(f.default_factory)}
+    return cls(**{k: _section(tables[k], v) if k in tables else v for k, v in values.items()})
+
+
 class _Cache:
     """Validated configs in the state folder, by a digest of the file, its name and this code."""
 
@@ -292,8 +333,8 @@ class _Cache:
     def get(self) -> Config | None:
         values = self._rows().get(self.key)
         try:
-            return Config(**{name: SECTIONS[name](**values[name]) for name in SECTIONS})
-        except (TypeError, KeyError):  # none kept, or garbage: validate
+            return Config(**{name: _section(SECTIONS[name], values[name]) for name in SECTIONS})
+        except (TypeError, KeyError, AttributeError):  # none kept, or garbage: validate
             return None
 
     def put(self, config: Config) -> None:
@@ -313,10 +354,20 @@ DEFAULT_CONFIG_TEXT = """\
 # memcli configuration. Every value below is the default; uncomment to change it.
 
 [memory]
-# Any litellm model string: "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-latest", "ollama/qwen2.5", ...
-# extract_model = "openai/gpt-4o-mini"
-# consolidation_model = "openai/o4-mini"
+# Unset: the coding agent you already use, run headless (agent/claude-code, agent/codex, ...: the one
+# whose session is captured, else the first one memcli is wired into); "none" turns that off.
+# Or any litellm model string: "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-latest", ...
+# extract_model = "agent/claude-code"
+# consolidation_model = "agent/claude-code"
 # context_tokens = 8192          # the model's context window; default: what litellm knows, else 8192
+# timeout_s = 300                # one consolidation call (extract.timeout_s: one extract call);
+#                                # a call that times out is tried once more, then the run stops
+
+# [memory.budget]                # what model calls may spend (from .memcli/llm-calls.jsonl); unset: no limit
+# day_tokens = 2000000           # a day of all calls; past it the capture hook and
+# day_usd = 1.00                 # `consolidate --if-needed` wait (`memcli status` says so)
+# run_tokens = 500000            # one extract / import / consolidate run stops here
+# run_usd = 0.25
 
 [lint]
 # summary_max_chars = 20000     # too-large: memory/summary.md
@@ -335,10 +386,14 @@ DEFAULT_CONFIG_TEXT = """\
 # tool_output_chars = 2000
 # concurrency = 8
 # idle_minutes = 30
+# timeout_s = 120
 
 [consolidate]
 # trigger_files = 10            # --if-needed: run when staging holds more files than this ...
 # trigger_bytes = 200000        # ... or more bytes than this
+# max_iterations = 60           # model calls per batch of staging items, at most
+# no_progress_turns = 3         # stop after this many calls in a row that get nowhere (0: off)
+# agent_timeout_s = 1800        # one run of a coding agent as the model (agent/...)
 
 [gc]
 # stale_days = 180             # stale: not updated for more days than this

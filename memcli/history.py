@@ -43,7 +43,6 @@ def record(ws: Workspace, command: str, entry: dict[str, Any]) -> None:
     runs = [r for r in keep if r.get("run_id") != entry.get("run_id")]
     runs.append(entry)
     data[command] = runs[-KEEP:]
-    ws.state_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(history_path(ws), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -10,8 +10,11 @@ output; consolidation shows those sentences to the model fenced as untrusted, an
 (2) any write that repeats such a sentence, or a command or URL taken from one.
 
 The patterns are deliberately generic (imperatives aimed at an AI agent, requests to change its
-instructions or memory, piping a download into a shell), in English and Japanese. They flag; they do
-not prove. docs/trust.md says what this catches and what it cannot.
+instructions or memory, running a download or a decoded payload in a shell), in English, Japanese
+and Chinese. They match a folded form of the text (`fold`: NFKC, so full-width letters are ASCII;
+zero-width, bidi and other invisible characters left out; Cyrillic and Greek look-alikes as the
+Latin letters they imitate), so `ig\u200bnore`, `Ｉｇｎｏｒｅ` and `ignоre` (a Cyrillic о) are
+"ignore". They flag; they do not prove. docs/trust.md says what this catches and what it cannot.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ UNTRUSTED_ROLES = frozenset({"tool", "injected", "system"})
 _SNIPPET = 300
 MAX_FLAGGED = 20
 
+_SUDO = r"(?:sudo\s+(?:-[A-Za-z]+\s+)*)?"
+_SHELL = r"(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|iex|invoke-expression)\b"
+# a download piped into a shell or an interpreter (PowerShell's `iwr … | iex` too)
+_DOWNLOAD_RUN = (r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{1,200}\|\s*"
+                 + _SUDO + _SHELL)
 _EN = [
     r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
     r"existing|your)\b[^.\n]{0,30}\b(?:instructions?|rules?|prompts?|guidelines?|directions?)\b",
@@ -42,10 +50,17 @@ _EN = [
     r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\s*:",
     r"\bdo not (?:tell|inform|mention|reveal|show)\b[^.\n]{0,20}\b(?:the )?user\b",
     r"</?\s*(?:system|instructions?|im_start|assistant)\s*>",
-    r"\b(?:curl|wget)\b[^|\n]{1,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b",
+    _DOWNLOAD_RUN,
+    r"\b(?:(?:ba|z|da|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|fetch)\b",  # bash <(curl …)
+    r"\beval\s+[\"']?\$\(\s*(?:curl|wget|fetch)\b",  # eval "$(curl …)"
+    r"\bbase64\s+(?:-d|-D|--decode)\b[^\n]{0,200}?\|\s*" + _SUDO + _SHELL,  # a decoded payload run
+    r"\|\s*sudo\s+(?:-[A-Za-z]+\s+)*(?:ba|z|da|k)?sh\b",  # anything piped into a root shell
 ]
 _JA = [
-    r"(?:以前|前|上記|これまで|今まで)の(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)",
+    r"(?:以前|前|上記|これまで|今まで|先ほど|最初)の(?:指示|命令|ルール|プロンプト|設定)(?:を|は|も)?"
+    r"[^。\n]{0,12}?(?:無視|忘れ|破棄|従わ)",
+    r"(?:すべて|全て|全部)の(?:指示|命令|ルール)を(?:無視|忘れ|破棄)",
+    r"(?:忽略|无视|忘记|忘掉)[^。\n]{0,10}(?:之前|以前|上面|先前|所有|全部)[^。\n]{0,6}(?:指令|指示|规则|提示)",
     r"(?:今後は|これからは|以後)[^。\n]{0,20}(?:常に|必ず|絶対)",
     r"(?:ルール|メモリ|記憶|規則|AGENTS\.md|CLAUDE\.md)(?:として|に)(?:追加|保存|記録|登録|書)",
     r"(?:常に|必ず)[^。\n]{0,40}(?:実行|使用|追加|インストール|送信)(?:して|せよ|すること|しなさい)",
@@ -53,6 +68,37 @@ _JA = [
     r"(?:AI|エージェント|アシスタント)[^。\n]{0,20}(?:しなければならない|する必要がある|すること)",
 ]
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _JA), re.IGNORECASE)
+
+# Letters of other scripts that look like Latin ones (Unicode's confusables, the common part).
+_LOOKALIKE = {
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+    "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h", "ɡ": "g",
+    "ӏ": "l", "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "У": "Y", "Х": "X", "І": "I", "Ј": "J", "Ѕ": "S", "α": "a", "ε": "e", "ι": "i", "κ": "k",
+    "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z",
+    "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+}
+
+
+class _FoldTable(dict):
+    """str.translate's table for `fold`: invisible characters (Unicode category Cf: zero-width,
+    bidi controls, soft hyphen, tag characters) out, look-alike letters as Latin ones."""
+
+    def __missing__(self, cp: int) -> str | None:
+        ch = chr(cp)
+        found = None if unicodedata.category(ch) == "Cf" else _LOOKALIKE.get(ch, ch)
+        self[cp] = found
+        return found
+
+
+_FOLD = _FoldTable({i: chr(i) for i in range(128)})
+
+
+def fold(text: str) -> str:
+    """`text` as the instruction patterns read it (see the module's docstring)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_FOLD)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 # What a poisoned rule carries along: a URL or a command line (backticked, or piped into a shell).
 _URL = re.compile(r"https?://[^\s`'\"<>)\]]+")
@@ -86,13 +132,14 @@ def roles_within(spans: Sequence[Sequence[Any]], start: int, end: int) -> set[st
 
 
 def instruction_sentences(text: str) -> list[str]:
-    """The sentences of `text` shaped like an instruction aimed at an agent, each cut to a snippet."""
-    if not _INSTRUCTION.search(text):
+    """The sentences of `text` shaped like an instruction aimed at an agent (as written, each cut to
+    a snippet), matched in their folded form."""
+    if not _INSTRUCTION.search(fold(text)):
         return []
     out = []
     for sentence in _SENTENCE_END.split(text):
         sentence = sentence.strip()
-        if sentence and _INSTRUCTION.search(sentence):
+        if sentence and _INSTRUCTION.search(fold(sentence)):
             out.append(sentence[:_SNIPPET])
             if len(out) >= MAX_FLAGGED:
                 break
@@ -100,15 +147,16 @@ def instruction_sentences(text: str) -> list[str]:
 
 
 def norm(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
+    text = fold(text).lower()
     return " ".join(re.sub(r"[^\w\s/:.|-]", " ", text).split())
 
 
 def carried(snippet: str) -> list[str]:
     """URLs and command lines inside a flagged sentence: the payload a poisoned rule keeps."""
+    snippet = fold(snippet)
     found = [m.group(0).rstrip(".,;:") for m in _URL.finditer(snippet)]
     found += [m.group(1).strip() for m in _TICKED.finditer(snippet)]
-    pipe = re.search(r"\b(?:curl|wget)\b[^|\n]{1,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b", snippet, re.IGNORECASE)
+    pipe = re.search(_DOWNLOAD_RUN, snippet, re.IGNORECASE)
     if pipe:
         found.append(pipe.group(0))
     return [f for f in dict.fromkeys(found) if len(f) >= 6]
@@ -170,3 +218,80 @@ class Trust:
             if lo <= end and hi >= start:
                 found = (found or set()) | roles_within(runs, start, end)
         return found
+
+
+# ---------------------------------------------------------------- the trust gate (what agents follow)
+
+# Text that tells an agent to run something, or to fetch something and act on it: a rule only a
+# person may set. "Run `make lint` before every commit" is fine in the user's words, a poisoning in
+# a web page's (docs/trust.md, "The trust gate").
+_COMMAND = re.compile(
+    r"\b(?:always|before (?:each|every|any|running|committing|pushing)|every time|whenever|first thing|"
+    r"at the start of (?:each|every|a)|automatically|immediately)\b[^.\n]{0,80}?"
+    r"\b(?:run|execute|exec|call|invoke|source|install|pipe)\b"
+    r"|\b(?:run|execute|exec|invoke|source|install)\b[^.\n]{0,120}?"
+    r"\b(?:before (?:each|every|any) (?:commit|push|task|session|command|change|run|test)s?|every time|"
+    r"always|first thing|automatically|at (?:the )?start of (?:each|every) (?:session|task))\b",
+    re.IGNORECASE)
+_FETCH = re.compile(
+    r"\b(?:fetch|download|visit|open|read|load|browse|go to|navigate to|curl|wget|retrieve|check)\b"
+    r"[^.\n]{0,60}?https?://[^\s)>\]]+[^.\n]{0,80}?"
+    r"\b(?:follow|obey|execute|run|apply|do what|instructions?|steps|and then|save|store)\b"
+    r"|\b(?:follow|obey|apply|execute|run)\b[^.\n]{0,40}?\b(?:instructions?|steps|script|commands?)\b"
+    r"[^.\n]{0,30}?\b(?:at|from|in|on)\b\s+https?://",
+    re.IGNORECASE)
+_JA_COMMAND = re.compile(
+    r"(?:コミット|プッシュ|作業|セッション|タスク)(?:の前に|前に|のたびに|するたびに|ごとに)[^。\n]{0,60}?"
+    r"(?:実行|インストール|取得|ダウンロード)"
+    r"|https?://\S+[^。\n]{0,40}?(?:の指示に従|を実行|を取得して実行)")
+_ALLOWED_CF = {"\u200d", "\ufe0f"}  # emoji joiners (👩‍💻) are text, not a trick, between symbols
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One place in a text that the trust gate holds against it (by what it is, on which line)."""
+
+    line: int
+    what: str  # invisible | instruction | command | fetch
+    snippet: str
+
+
+def _invisible(text: str) -> list[Directive]:
+    out = []
+    for i, ch in enumerate(text):
+        if ch.isascii() or unicodedata.category(ch) != "Cf" or (i == 0 and ch == "\ufeff"):
+            continue
+        if ch in _ALLOWED_CF and 0 < i < len(text) - 1 and unicodedata.category(text[i - 1]) == "So":
+            continue
+        line = text.count("\n", 0, i) + 1
+        name = unicodedata.name(ch, "format character")
+        out.append(Directive(line, "invisible", f"U+{ord(ch):04X} {name}"))
+    return out
+
+
+def may_direct(text: str) -> bool:
+    """False only when `agent_directives(text)` is surely empty: one pass of each pattern over the
+    whole text, for a caller that checks many short texts at once (the resident context)."""
+    if not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in set(text)):
+        return True
+    folded = fold(text)
+    return any(p.search(folded) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
+
+
+def agent_directives(text: str) -> list[Directive]:
+    """Where `text` (a record's, a skill's) holds what an agent would follow without a person having
+    said it: invisible or bidi characters (text a reviewer does not see), an instruction-shaped
+    sentence (instruction_sentences), a command to run at every commit or session, a URL to fetch
+    and act upon. Matched in folded form; one Directive per line and kind."""
+    found = [] if text.isascii() else _invisible(text)
+    folded = fold(text)
+    lines = folded.splitlines() if len(folded.splitlines()) == len(text.splitlines()) else text.splitlines()
+    for n, line in enumerate(lines, 1):
+        if instruction_sentences(line):
+            found.append(Directive(n, "instruction", line.strip()[:_SNIPPET]))
+        elif _COMMAND.search(line) or _JA_COMMAND.search(line):
+            found.append(Directive(n, "command", line.strip()[:_SNIPPET]))
+        elif _FETCH.search(line):
+            found.append(Directive(n, "fetch", line.strip()[:_SNIPPET]))
+    seen: set[tuple[int, str]] = set()
+    return [d for d in found if (d.line, d.what) not in seen and not seen.add((d.line, d.what))]

@@ -89,6 +89,20 @@ class Provenance(BaseModel):
     untrusted: list[Untrusted] = Field(default_factory=list, max_length=20)
 
 
+class Branch(BaseModel):
+    """The git branch the session worked on (machine facts, like `source`), so consolidation folds
+    the items on that branch or one it was merged into (memcli.consolidate.branches). Absent in
+    files written before memcli recorded it, and for a session outside git: such items belong to
+    any branch."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, max_length=250)  # None: a detached HEAD (any branch)
+    commit: str | None = Field(None, max_length=64)  # the branch's tip when the session was extracted
+    forked_at: str | None = Field(None, max_length=64)  # where the branch was created (its reflog)
+    worktree: str | None = Field(None, max_length=4096)  # the working tree the session ran in
+
+
 class StagingFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -102,6 +116,7 @@ class StagingFile(BaseModel):
     usage: Usage = Usage()
     items: ExtractedItems
     provenance: Provenance = Provenance()
+    branch: Branch | None = None
 
 
 def staging_id(key: str, source: Source, prompt_version: str, model: str, content: str = "") -> str:

@@ -87,6 +87,30 @@ def is_root(directory: Path) -> bool:
     return (directory / "pyproject.toml").is_file() and config_source(directory) is not None
 
 
+def clone_root_of(root: Path) -> Path:
+    """Where the workspace at `root` keeps what every worktree of its clone shares (staging, the
+    consolidation lock, shared-staging state): in a linked worktree (`git worktree add`), the same
+    folder of the main worktree, or of `<common git dir>/memcli/` for a bare clone's worktrees;
+    everywhere else `root` itself. Read from the files git keeps (`.git` → `gitdir:` → `commondir`),
+    so no git process is started."""
+    for top in (root, *root.parents):
+        dot = top / ".git"
+        if dot.is_dir():
+            return root  # the main worktree (or a plain clone)
+        if not dot.is_file():
+            continue
+        try:
+            line = dot.read_text(encoding="utf-8").strip()
+            gitdir = (top / line.removeprefix("gitdir:").strip()).resolve()
+            common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        except (OSError, ValueError):
+            return root  # a submodule's `.git` file (no commondir), or one git would not read either
+        prefix = root.relative_to(top)
+        main = common.parent if common.name == ".git" else common / "memcli"
+        return main / prefix
+    return root
+
+
 def find_root(start: Path) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
@@ -130,9 +154,21 @@ class Workspace:
         """Local, git-ignored state (index, ledger, run log, metrics); MEMCLI_STATE_DIR overrides."""
         return state_dir_of(self.root)
 
+    @cached_property
+    def clone_root(self) -> Path:
+        """This workspace's folder in the clone's main worktree (see clone_root_of): the root of
+        every worktree's shared staging."""
+        return clone_root_of(self.root)
+
     @property
     def staging_dir(self) -> Path:
-        return self.root / STAGING_DIR
+        """Staging, shared by every worktree of the clone (items carry their branch)."""
+        return self.clone_root / STAGING_DIR
+
+    @property
+    def clone_state_dir(self) -> Path:
+        """Local state shared by the clone's worktrees (MEMCLI_STATE_DIR overrides, as state_dir)."""
+        return self.state_dir if self.clone_root == self.root else state_dir_of(self.clone_root)
 
     def iter_files(self) -> list[str]:
         """Every file and stray directory under memory/ and knowledge/, workspace-relative, sorted.

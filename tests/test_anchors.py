@@ -11,6 +11,7 @@ from support.cli import run
 from support.git import git
 
 from memcli.anchors import AnchorChecker
+from memcli.fence import MEMORY_LABEL
 from memcli.records.anchors import Anchor, anchors_of
 
 NOW = "2026-05-20T10:00:00+00:00"
@@ -137,7 +138,8 @@ def test_context_search_and_mcp_mark_a_stale_record_at_use(repo: Path, capsys) -
 
     workspace = Workspace.open(ws)
     text, data = tools.read(workspace, "job-runner")
-    assert text.startswith("---\n") and "[memcli] ⚠ stale anchor: src/jobs.py was renamed" in text
+    assert text.startswith(MEMORY_LABEL + "\n~~~~memory\n---\n")  # the record, fenced as data
+    assert "[memcli] ⚠ stale anchor: src/jobs.py was renamed" in text
     assert "src/jobs.py was renamed" in data["stale_anchors"][0]
     story = json.loads(tools.read(workspace, "job-runner", why=True).text.split("[memcli why]\n", 1)[1])
     assert story["path"] == "knowledge/job-runner.md" and story["history"][0]["subject"] == "knowledge"

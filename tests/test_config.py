@@ -74,3 +74,16 @@ def test_a_read_only_state_folder_still_reads_the_config(root: Path, tmp_path: P
     blocker.write_text("x")
     monkeypatch.setenv("MEMCLI_STATE_DIR", str(blocker))
     assert load_config(root).lint.summary_max_chars == 5
+
+
+def test_the_budget_table_is_kept_by_the_cache(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memcli.toml").write_text("[memory.budget]\nday_tokens = 1000\nrun_usd = 0.5\n",
+                                          encoding="utf-8")
+    first = load_config(tmp_path)
+    assert first.memory.budget.day_tokens == 1000 and first.memory.budget.run_usd == 0.5
+    again = load_config(tmp_path)  # from the cache: the table is a BudgetConfig again, not a dict
+    assert again == first and again.memory.budget.day_tokens == 1000
+    (tmp_path / "memcli.toml").write_text("[memory.budget]\nday_token = 1000\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown key memory.budget.day_token"):
+        load_config(tmp_path)

@@ -108,3 +108,21 @@ def test_a_just_edited_record_with_a_field_error_is_worded_by_pydantic(tmp_path:
     assert done.returncode == 1
     assert "user_invocable: Input should be a valid boolean" in done.stdout, done.stdout
     assert "import time:" in done.stderr and " pydantic" in done.stderr
+
+
+def test_extract_dry_run_loads_no_model_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dry run calls nothing: the window it cuts chunks for comes from litellm's model table read
+    as a file (tests/llm/test_context.py: the same window litellm gives), litellm is not imported."""
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    session = tmp_path / "s.jsonl"
+    session.write_text("".join(
+        f'{{"role": "{"user" if i % 2 == 0 else "assistant"}", "content": "message {i}: keep the index in '
+        f'SQLite", "timestamp": "2026-01-01T00:00:00Z"}}\n' for i in range(4)), encoding="utf-8")
+    monkeypatch.setenv("MEMCLI_EXTRACT_MODEL", "openai/gpt-4o-mini")  # a model litellm knows
+    argv = ["extract", "--dry-run", "--path", str(session)]
+    loaded = _imported(argv, root)
+    assert not loaded & NEVER, f"memcli {' '.join(argv)} imported {sorted(loaded & NEVER)}"
+    done = subprocess.run([sys.executable, "-m", "memcli", *argv], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("# dry run: 1 chunk(s) from 1 session(s)")

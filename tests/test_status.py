@@ -126,3 +126,36 @@ def test_extract_marked_running_is_interrupted_once_its_process_is_gone(ws, caps
                                    "result": "running", "pid": os.getpid(), "host": socket.gethostname()})
     code, out = _status(ws, capsys)
     assert code == 0 and "running" in out
+
+def test_an_interrupted_run_shows_what_its_calls_spent_from_the_call_log(ws, capsys):
+    """The run's record never got past "running" (killed); its four calls are in llm-calls.jsonl."""
+    started = "2026-05-20T10:00:00+00:00"
+    history.record(ws, "consolidate", {"run_id": "killed", "started_at": started, "result": "running",
+                                       "prompt_tokens": 0, "completion_tokens": 0})
+    rows = [{"time": f"2026-05-20T10:0{i}:30+00:00", "role": role, "model": FAKE_MODEL, "mode": "tools",
+             "seconds": 1.0, "ok": True, "error": None, "prompt_tokens": 1000, "completion_tokens": 50,
+             "cost_usd": None} for i, role in enumerate(["consolidation"] * 4 + ["extract"])]
+    earlier = {**rows[0], "time": "2026-05-20T09:59:00+00:00"}  # before the run: not its call
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    (ws.state_dir / "llm-calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [earlier, *rows]))
+    code, out = _status(ws, capsys)
+    assert code == 1
+    assert (f"last consolidate:   {started}: interrupted; 4200 tokens, cost unknown in 4 model calls "
+            "(from llm-calls.jsonl)") in out
+
+
+
+def test_status_says_extraction_is_off_as_a_choice(tmp_path, capsys) -> None:
+    """`memory.extract_model = "none"`: a session to extract is left alone, said as a choice."""
+    from pathlib import Path
+
+    from support.claude_transcript import assistant_text, user, write_session
+
+    (tmp_path / "memory" / "_staging").mkdir(parents=True)
+    (tmp_path / "memcli.toml").write_text('[memory]\nextract_model = "none"\n[extract]\nidle_minutes = 0\n')
+    write_session(Path(os.environ["HOME"]) / ".claude", tmp_path, [
+        ("user", user("Keep the queue in SQLite.")), ("assistant", assistant_text("Agreed.", "m1"))])
+    code, out = _status(Workspace.open(tmp_path), capsys)
+    assert code == 0
+    assert '  extraction:         off (memory.extract_model = "none"); 1 session(s) not extracted' in out
+    assert "  models:             extract none; consolidate none" in out

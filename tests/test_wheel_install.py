@@ -39,7 +39,7 @@ RECORD = "memory/decisions/installed-wheel-works.md"
 CONFIG = pipeline_config(max_iterations=6)
 _SOURCE = re.compile(r"  - session_id: (\S+)\n    range: \[(\d+), (\d+)\]\n")
 _IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".memcli", ".venv*",
-                                 ".pytest_cache", ".ruff_cache")
+                                 ".pytest_cache", ".ruff_cache", "node_modules")  # the e2e agents
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
@@ -208,8 +208,9 @@ def test_light_install_stages_remember_calls_and_waits_for_a_model(light: Path, 
     (workspace / "memcli.toml").write_text("[extract]\nidle_minutes = 30\n", encoding="utf-8")  # no model
     done = _memcli(light, workspace, "hooks", "install", "--agent", "claude-code")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert ('capture: waiting for a model: set memory.extract_model and pip install "memcli[llm]" '
-            "(memcli_remember calls are staged meanwhile)") in done.stdout.splitlines()
+    assert ('capture: waiting for a model: set memory.extract_model (or install and wire a coding agent '
+            'memcli can run) and pip install "memcli[llm]" (memcli_remember calls are staged meanwhile)'
+            ) in done.stdout.splitlines()
     remember = {"kind": "decision", "text": "Ship the light install first.", "why": "most users start there"}
     transcript = write_session(tmp_path / "claude", workspace, [
         ("user", user("We ship the light install first; remember that.")),
@@ -234,5 +235,5 @@ def test_light_install_stages_remember_calls_and_waits_for_a_model(light: Path, 
     assert staged["items"]["decisions"][0]["decision"] == remember["text"]
     done = _memcli(light, workspace, "status")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert ("1 session(s) waiting for a model: set memory.extract_model and pip install \"memcli[llm]\""
-            in done.stdout)
+    assert ("1 session(s) waiting for a model: set memory.extract_model (or install and wire a coding "
+            'agent memcli can run) and pip install "memcli[llm]"') in done.stdout

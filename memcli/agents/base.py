@@ -26,6 +26,13 @@ below (the project folders it reads, the first one preferred; its home folders),
 lists of many skills. `memcli skills sync` writes knowledge and workflows as skills for exactly
 the agents that declare both (registry.skilled()); an agent without them is left alone, so
 declaring them is all it takes to add one (docs/skills.md).
+
+Optional, for an agent memcli can run as its model (`agent/<NAME>`, docs/models.md): `HEADLESS`,
+a `Headless` below (its executable, its context window), and a `headless.py` module whose
+`DIALECT` (parts.py: `HeadlessDialect`) its `load()` returns as the part `headless` — the command
+line of one headless question (with its own structured-output option where it has one), of one
+working run that may use memcli's run-scoped MCP tools and nothing else, and how its output
+reads. memcli.llm.agentmodel runs them.
 """
 
 from __future__ import annotations
@@ -62,6 +69,18 @@ class Skills:
     def __init__(self, folders: tuple[str, ...], home_folders: tuple[str, ...] = ()) -> None:
         self.folders = folders  # in the project; memcli writes the first, or one another agent shares
         self.home_folders = home_folders  # in the user's home (`~/...`): never written by memcli
+
+
+class Headless:
+    """How memcli runs an agent as a model: its executable (found on PATH) and the context window
+    memcli sizes its inputs for. A plain class, as `Hooks`: choosing the default model reads it."""
+
+    __slots__ = ("context_tokens", "executable", "workers")
+
+    def __init__(self, executable: str, context_tokens: int, workers: int = 2) -> None:
+        self.executable = executable  # e.g. `claude`: a user's install puts it on PATH
+        self.context_tokens = context_tokens  # what its default model holds, or less
+        self.workers = workers  # how many of its runs extract starts at once (each is a process)
 
 
 class Agent(Protocol):

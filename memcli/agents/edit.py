@@ -158,7 +158,7 @@ def _find_ours(cf: ConfigFile, text: str, entry: Entry) -> tuple[list[str | int]
     if entry.key is not None:
         if entry.key not in found or (_top_level_value(entry) and found[entry.key] != entry.value):
             return None  # a setting of the user's own value is theirs, not memcli's
-        return path, (list(found).index(entry.key) if cf.fmt == "json" else entry.key)
+        return path, entry.key
     for i, group in enumerate(found):
         if entry.whole and entry.is_ours(group):
             return path, i

@@ -85,9 +85,11 @@ class Document:
             return cls(text, plain, None, None)
         try:
             data = json.loads(plain)
+            root, _ = _Parser(plain).value(_skip(plain, 0))
         except json.JSONDecodeError as exc:
             raise JsonSyntaxError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
-        root, _ = _Parser(plain).value(_skip(plain, 0))
+        except RecursionError:  # a hostile or broken file: thousands of nested brackets
+            raise JsonSyntaxError("nested too deeply to be a settings file") from None
         return cls(text, plain, root, data)
 
     def find(self, path: list[str | int]) -> Node | None:
@@ -99,8 +101,8 @@ class Document:
             if isinstance(key, int):
                 ok = node.kind == "array" and 0 <= key < len(node.items)
                 node = node.items[key].value if ok else None
-            elif node.kind == "object":
-                node = next((it.value for it in node.items if it.key == key), None)
+            elif node.kind == "object":  # a key given twice: the last one, as JSON readers take it
+                node = next((it.value for it in reversed(node.items) if it.key == key), None)
             else:
                 return None
         return node
@@ -241,16 +243,20 @@ def _add(text: str, plain: str, node: Node, key: str | None, value: Any, unit: s
     return text[:last.value.end] + "," + nl + indent + member + text[last.value.end:]
 
 
-def remove(doc: Document, path: list[str | int], index: int) -> str:
-    """The text without item `index` of the container at `path`; a container left empty is
-    removed from its parent too (the root object stays, as `{}`)."""
+def remove(doc: Document, path: list[str | int], index: int | str) -> str:
+    """The text without item `index` of the container at `path` (a key: that member, its last
+    occurrence when given twice); a container left empty is removed from its parent too (the root
+    object stays, as `{}`)."""
     node = doc.find(path)
     assert node is not None and node.kind in ("object", "array")
+    if isinstance(index, str):
+        index = max(i for i, it in enumerate(node.items) if it.key == index)
     if len(node.items) == 1 and path:
         parent = doc.find(path[:-1])
         assert parent is not None
         last = path[-1]
-        pos = last if isinstance(last, int) else [it.key for it in parent.items].index(last)
+        keys = [it.key for it in parent.items]
+        pos = last if isinstance(last, int) else len(keys) - 1 - keys[::-1].index(last)  # the last
         return remove(doc, path[:-1], pos)
     text, plain = doc.text, doc.plain
     if len(node.items) == 1:  # the root object itself

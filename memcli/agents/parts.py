@@ -198,8 +198,69 @@ class SkillDialect(NamedTuple):
     inputs: Callable[[Path], str] = no_inputs
 
 
+class Run(NamedTuple):
+    """One headless run of an agent to start (a HeadlessDialect builds it): the command line, its
+    first word the agent's executable; what it reads on stdin; variables added to the environment;
+    files written into the run's own empty folder first (relative path, folders made -> text)."""
+
+    argv: list[str]
+    stdin: str = ""
+    env: dict[str, str] = {}  # a NamedTuple default, never mutated
+    files: dict[str, str] = {}
+
+
+class Reply(NamedTuple):
+    """What a headless run said, read from its output (HeadlessDialect.read)."""
+
+    text: str = ""  # its final answer
+    structured: Any = None  # the object its own structured-output option returned, if it has one
+    prompt_tokens: int = 0  # every input token it reports, cached ones included
+    completion_tokens: int = 0
+    cost_usd: float | None = None  # what it reports having spent; None where it says nothing
+    turns: int = 0  # model calls it reports (0: not reported)
+    error: str | None = None  # what it reported as failed, in its own words
+    status: int | None = None  # the HTTP status of the model API's refusal, where it reports one
+    denied: tuple[str, ...] = ()  # tools it was refused (its permission log), by name
+
+
+class McpTools(NamedTuple):
+    """memcli's MCP server for one working run: the name the agent knows it by, how to start it
+    (`memcli mcp --relay ...`: command, arguments and the variables it needs, which an agent that
+    starts its servers in a clean environment must pass), and its tools' names (the only ones the
+    run may call)."""
+
+    server: str
+    command: str
+    args: list[str]
+    tools: list[str]
+    env: dict[str, str] = {}  # a NamedTuple default, never mutated
+
+
+class HeadlessDialect(NamedTuple):
+    """How memcli runs an agent as its model (an agent's headless.py; its declaration's HEADLESS).
+
+    `ask`: (system prompt, prompt, JSON schema or None, the agent's model or None, run folder) ->
+    one answer with no tools at all; with a schema, through the agent's own schema option where it
+    has one (else the prompt asks for it: the caller validates either way).
+    `work`: (system prompt, prompt, memcli's tools, model or None, run folder) -> a run that may
+    call memcli's MCP tools and nothing else: its own file-writing, shell and web tools switched
+    off by its own flags. None: it cannot (memcli consolidates with it no further than extract).
+    `read`: (stdout, stderr) -> its reply; an output it cannot read is a Reply with an error.
+    `forget`: (run folder) -> None, after every run, however it ended: removes what the agent kept
+    of the run in its own home despite its flags (Copilot CLI's session store, Gemini CLI's chat of
+    the folder); None: it keeps nothing there."""
+
+    ask: Callable[[str, str, dict[str, Any] | None, str | None, Path], Run]
+    read: Callable[[str, str], Reply]
+    work: Callable[[str, str, McpTools, str | None, Path], Run] | None = None
+    login: str = ""  # how its user logs in (the error for "not logged in" says it)
+    schema_option: bool = False  # `ask` passes the schema to an option of its own (else: the prompt)
+    forget: Callable[[Path], None] | None = None
+
+
 class Parts(NamedTuple):
     reader: Reader
     discovery: Discovery
     wiring: Wiring | None = None  # present exactly when the agent has hooks
     skills: SkillDialect | None = None  # present when it loads Agent Skills (its SKILLS folders)
+    headless: HeadlessDialect | None = None  # present when memcli can run it as a model (HEADLESS)

@@ -28,7 +28,7 @@ from memcli.agents import (
 )
 
 if TYPE_CHECKING:
-    from memcli.agents.base import Agent, Hooks, Skills
+    from memcli.agents.base import Agent, Headless, Hooks, Skills
 
 AGENTS: tuple[Agent, ...] = (claude_code, codex, gemini_cli, copilot_cli, pi, opencode, aider, memcli_jsonl)
 DOCUMENTS: Agent = documents
@@ -69,6 +69,34 @@ def skills_of(agent: Agent) -> Skills | None:
 def skilled() -> list[tuple[Agent, Skills]]:
     """The agents that load Agent Skills, with their folders, in order."""
     return [(a, s) for a in AGENTS if (s := skills_of(a)) is not None]
+
+
+AGENT_MODEL = "agent/"  # a model string `agent/<option>[/<its model>]` runs that agent (docs/models.md)
+
+
+def headless_of(agent: Agent) -> Headless | None:
+    """How memcli runs an agent as its model; None for one that declares no HEADLESS (optional)."""
+    return getattr(agent, "HEADLESS", None)
+
+
+def headless() -> list[tuple[Agent, Headless]]:
+    """The agents memcli can run as its model, in order."""
+    return [(a, h) for a in AGENTS if (h := headless_of(a)) is not None]
+
+
+def model_name(agent: Agent) -> str:
+    """The model string that runs this agent: `agent/` and its `--agent` name."""
+    return AGENT_MODEL + skill_option(agent)
+
+
+def by_model(model: str) -> tuple[Agent, Headless, str | None] | None:
+    """The agent `agent/<option>[/<model>]` names, with its HEADLESS and the model to ask it for
+    (None: its own default); None when the string names no agent memcli can run."""
+    if not model.startswith(AGENT_MODEL):
+        return None
+    option, _, inner = model[len(AGENT_MODEL):].partition("/")
+    found = next(((a, h) for a, h in headless() if skill_option(a) == option), None)
+    return None if found is None else (*found, inner or None)
 
 
 def skill_option(agent: Agent) -> str:

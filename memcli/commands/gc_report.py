@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gc
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli.commands import json_format, open_workspace
+from memcli.consolidate import branches, inputs
 from memcli.errors import EXIT_OK, UsageError
 from memcli.gc.facts import FactsCache
 from memcli.gc.render import FORMATS, render_json, render_markdown, render_text
@@ -60,12 +62,30 @@ def report(workspace: Workspace, *, fmt: str = "text", console: Console | None =
             gc.enable()
         if store is not None:
             store.close()
+    leaving = _leaving(workspace)
     if fmt == "json":
-        print(render_json(found))
+        data = {**json.loads(render_json(found)), "staging_leaving": [g.to_json() for g in leaving]}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     elif fmt == "markdown":
         print(render_markdown(found))
+        lines = _leaving_lines(workspace, leaving)
+        if lines:
+            print("\n### staging of deleted branches\n\n" + "\n".join(f"- {line}" for line in lines))
     else:
         from rich.console import Console  # here: JSON and Markdown output never load rich
 
         render_text(found, console or Console(file=sys.stdout, highlight=False))
+        for line in _leaving_lines(workspace, leaving):
+            print(f"staging: {line}")
     return EXIT_OK
+
+
+def _leaving(workspace: Workspace) -> list[branches.Group]:
+    """Staging items of branches deleted without being merged, which go after
+    memory.branch_staging_days (read only: gc-report changes nothing, not even what memcli saw)."""
+    routing = branches.route(workspace, inputs.load_staging(workspace).entries, observe=False)
+    return [g for g in routing.groups if g.state in (branches.GONE, branches.EXPIRED)]
+
+
+def _leaving_lines(workspace: Workspace, leaving: list[branches.Group]) -> list[str]:
+    return [branches.describe(g, workspace.config.memory.branch_staging_days) for g in leaving]

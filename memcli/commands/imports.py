@@ -6,9 +6,11 @@ from pathlib import Path
 
 from memcli.commands import open_workspace
 from memcli.imports.run import run as import_documents
+from memcli.progress import check_mode
 
 
 def run(paths: list[Path] | None = None, *, kind: str | None = None, model: str | None = None,
-        dry_run: bool = False, json_out: bool = False, workspace: Path | None = None) -> int:
+        dry_run: bool = False, json_out: bool = False, progress: str = "auto",
+        workspace: Path | None = None) -> int:
     return import_documents(open_workspace(workspace), paths=paths or [], kind=kind, model=model,
-                            dry_run=dry_run, as_json=json_out)
+                            dry_run=dry_run, as_json=json_out, progress_mode=check_mode(progress))

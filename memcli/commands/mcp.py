@@ -11,5 +11,10 @@ from memcli.commands import open_workspace
 from memcli.mcpserver.server import serve
 
 
-def run(*, workspace: Path | None = None) -> int:
+def run(*, workspace: Path | None = None, relay: str | None = None) -> int:
+    if relay is not None:  # a consolidation run's tools, for the agent that is its model
+        # here: only a consolidation through an agent serves its tools
+        from memcli.mcpserver.relay import serve as serve_relay
+
+        return serve_relay(relay)
     return serve(open_workspace(workspace))

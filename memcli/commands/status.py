@@ -27,6 +27,8 @@ def _run_line(run: dict[str, Any] | None) -> str:
         result += " (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
     tokens = int(run.get("prompt_tokens") or 0) + int(run.get("completion_tokens") or 0)
     line = f"{when}: {result}; {tokens} tokens, {_cost(run.get('cost_usd'))}"
+    if run.get("usage_from"):  # an interrupted run: what its calls spent, from the call log
+        line += f" in {run.get('model_calls')} model calls (from {run['usage_from']})"
     if run.get("refused"):  # consolidation: what the tools stopped (`--json` lists each call)
         line += f"; {run['refused']} refused tool calls (`memcli status --json` lists them)"
     if run.get("error"):
@@ -34,6 +36,23 @@ def _run_line(run: dict[str, Any] | None) -> str:
     elif run.get("note"):
         line += f"\n    {run['note']}"
     return line
+
+
+def _budget_lines(budget: dict[str, Any]) -> list[str]:
+    today = budget["today"]
+    limits = [f"{budget['day_tokens']:,} tokens" if budget["day_tokens"] else "",
+              f"${budget['day_usd']:.2f}" if budget["day_usd"] else ""]
+    shown = " / ".join(x for x in limits if x)
+    line = (f"  model spend today:  {today['tokens']:,} tokens, {_cost(today['cost_usd'])} in "
+            f"{today['calls']} calls")
+    lines = [line + (f" (budget {shown} a day)" if shown else " (no daily budget: memory.budget)")]
+    if budget["spent"]:
+        lines.append(f"    budget spent: {budget['spent']}; the capture hook and `consolidate --if-needed` "
+                     "wait until tomorrow (runs by hand still run)")
+    if budget["deferred_sessions"]:
+        lines.append(f"  deferred:           {budget['deferred_sessions']} session(s) captured over the "
+                     "budget wait for extraction; `memcli extract` runs them now")
+    return lines
 
 
 def run(*, json_out: bool = False, workspace: Path | None = None) -> int:
@@ -55,12 +74,21 @@ def render(data: dict[str, Any]) -> str:
     pending = data["sessions_pending"]
     lines.append(f"  sessions pending:   {pending['sessions']} ({pending['chunks']} chunks to extract; "
                  f"{pending['waiting']} still active, extracted once idle)")
+    models = data["models"]
+    shown = [f"{step} {models[role]['shown'] if models[role] else 'none'}"
+             for step, role in (("extract", "extract"), ("consolidate", "consolidation"))]
+    lines.append(f"  models:             {'; '.join(shown)}")
     if data["waiting_for_model"]:
         model = data["waiting_for_model"]
-        lines.append(f"  extraction:         {model['sessions']} session(s) {model['reason']}")
+        reason = model["reason"]
+        if reason.startswith("waiting"):
+            lines.append(f"  extraction:         {model['sessions']} session(s) {reason}")
+        else:  # turned off: a choice, said as such
+            lines.append(f"  extraction:         {reason}; {model['sessions']} session(s) not extracted")
     due = "due: `consolidate --if-needed` will run" if st["due"] else "below the trigger"
     lines.append(f"  staging:            {st['files']} files, {st['bytes']} bytes "
                  f"(trigger: > {st['trigger_files']} files or > {st['trigger_bytes']} bytes; {due})")
+    lines += branch_lines(data["branches"])
     removals = data["shared_staging_pending"]
     if removals["count"]:
         lines.append(f"  shared staging:     {removals['count']} used items still published, their removal "
@@ -72,6 +100,7 @@ def render(data: dict[str, Any]) -> str:
         state = "running" if held["alive"] else "stale (owner gone; the next run reclaims it)"
         lines.append(f"  consolidation lock: pid {held['pid']} on {held['host']} since {held['started_at']} "
                      f"({state})")
+    lines += _budget_lines(data["budget"])
     lines.append(f"  last extract:       {_run_line(data['last_extract'])}")
     lines.append(f"  last consolidate:   {_run_line(data['last_consolidate'])}")
     found = data["search"]
@@ -86,3 +115,18 @@ def render(data: dict[str, Any]) -> str:
         lines.append("  warning: this clone has no memcli merge driver (records would merge as plain text); "
                      "run `memcli init`")
     return "\n".join(lines)
+
+
+def branch_lines(found: dict[str, Any]) -> list[str]:
+    """Staging per branch, and the open proposals (nothing when every item is for this branch)."""
+    lines = []
+    if found["groups"]:
+        on = found["on"] or "a detached HEAD"
+        lines.append(f"  branches:           on {on}: {found['here']} staging files to consolidate here")
+        lines += [f"    {line}" for line in found["lines"]]
+    for p in found["proposals"]:
+        state = "its branch is deleted, not merged" if p["state"] == "gone" else "open"
+        lines.append(f"  proposal:           {p['branch']} ({state}; {len(p['staging'])} staging files held)")
+        lines += [f"    {line}" for line in p["review"]] if p["state"] == "open" else [
+            f"    `memcli proposals reject {p['run_id']} --reason ...` drops them"]
+    return lines

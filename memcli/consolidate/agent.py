@@ -7,6 +7,11 @@ disposition; a text-only turn ends nothing and is answered with a nudge. The loo
 `max_iterations` model calls in all (running out fails the run and keeps the staging), and
 `repair_turns` chances to fix what the final whole-workspace lint finds.
 
+Two more bounds end a run early, each with its cause in one line: `no_progress_turns` model calls
+in a row that get nowhere (memcli.consolidate.stall), and the run's budget (memory.budget,
+memcli.llm.spend). Every call and tool call is shown through the run's progress Reporter
+(memcli.progress).
+
 The input comes from an InputPlan (memcli.consolidate.plan): when it has several batches of staging
 items, the conversation starts over from the instructions with each next batch once the previous
 one is fully disposed of (a short note says what the done batches came to), and the GC phase
@@ -26,9 +31,12 @@ from memcli.consolidate import prompts, trim
 from memcli.consolidate.dispositions import DISPOSE, FINISH, Ledger
 from memcli.consolidate.inputs import fence
 from memcli.consolidate.plan import InputPlan
+from memcli.consolidate.stall import NoProgress
 from memcli.errors import MemcliError
 from memcli.lint import Finding, lint
 from memcli.llm import CallUsage, ContextExceeded
+from memcli.llm.spend import Budget
+from memcli.progress import Event, Reporter
 from memcli.tools.result import ToolResult, success
 from memcli.workspace import Workspace
 
@@ -74,6 +82,12 @@ def nudge(content: str | None, phase: str, missing: list[Any], tools: Iterable[s
 _CALL_MARKERS = ('"arguments"', "<tool_call>")  # how printed calls look when the name is not a tool
 
 
+def printed_call(content: str | None, tools: Iterable[str] = ()) -> str | None:
+    """The tool name (or call marker) a text reply holds: a call printed instead of made."""
+    text = content or ""
+    return next((name for name in (*tools, *_CALL_MARKERS) if name in text), None)
+
+
 @dataclass
 class Conversation:
     gateway: Any  # memcli.llm.Gateway
@@ -84,6 +98,9 @@ class Conversation:
     max_iterations: int
     repair_turns: int
     ledger: Ledger | None = None  # the staging items' dispositions; None: an empty ledger
+    no_progress_turns: int = 0  # model calls in a row that get nowhere before the run stops; 0: off
+    budget: Budget = field(default_factory=Budget)  # what the run may spend (memory.budget)
+    progress: Reporter = field(default_factory=lambda: Reporter(Event("consolidate")))
     # Filled while running, readable after a failure too (tokens spent on a failed run count).
     usage: Any = None
     iterations: int = 0
@@ -136,6 +153,17 @@ class Conversation:
             f"{batches}; it was in the {self.phase} phase{left}); staging is kept"
         )
 
+    def _stalled(self, cause: str) -> RunFailed:
+        return RunFailed(f"{cause} (the run stopped after {self.iterations} model calls, "
+                         f"{self.no_progress_turns} in a row without progress: "
+                         "consolidate.no_progress_turns); staging is kept")
+
+    def _show(self, **fields: Any) -> None:
+        assert self.ledger is not None
+        done = len(self.ledger.done)
+        self.progress.update(phase=self.phase, call=self.iterations, limit=self.limit, done=done,
+                             total=len(self.ledger.items), usage=self.usage, **fields)
+
     def _end_check(self, baseline: set[tuple[str, str, str]]) -> list[dict[str, Any]]:
         """Whatever still blocks the result: new lint errors, items integrated into records that are gone."""
         assert self.ledger is not None
@@ -144,24 +172,39 @@ class Conversation:
                      for m in self.ledger.stale()]
         return problems
 
+    def _begin(self) -> set[tuple[str, str, str]]:
+        """What both drivers do first (this loop, and a coding agent's: delegate.py): the run's own
+        tools, the integration phase with the first batch shown; the lint errors already there."""
+        assert self.ledger is not None
+        self.tools.add_tool(DISPOSE, self.ledger.dispose)
+        self.tools.add_tool(FINISH, self._finish)
+        self.phase = self.tools.phase = "integration"
+        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
+        return baseline_errors(self.scratch)
+
     def run(self) -> None:
         self.usage = CallUsage()
         if self.ledger is None:
             self.ledger = Ledger([], self.scratch.root)
-        self.tools.add_tool(DISPOSE, self.ledger.dispose)
-        self.tools.add_tool(FINISH, self._finish)
-        baseline = baseline_errors(self.scratch)
-        self.phase = self.tools.phase = "integration"
-        self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
+        baseline = self._begin()
         self.messages = [
             {"role": "system", "content": prompts.load("system")},
             self._first(self.plan.first()),
         ]
+        stall = NoProgress(self.no_progress_turns, self.gateway.model)
+        stage = (self.phase, self.batch, self.repairs)
+        self._show()
         while True:
             if self.iterations >= self.limit:
                 raise self._failed_turns()
+            over = self.budget.reached(self.usage)
+            if over:
+                raise RunFailed(f"{over} (after {self.iterations} model calls); staging is kept")
             schemas = self.tools.schemas()
-            self.trimmed += trim.fit(self.messages, schemas, self.plan.budget.conversation, self.nudged)
+            trimmed = trim.fit(self.messages, schemas, self.plan.budget.conversation, self.nudged)
+            self.trimmed += trimmed
+            if trimmed or stage != (stage := (self.phase, self.batch, self.repairs)):
+                stall.forget()  # old results trimmed away, or a new batch / phase / repair began
             try:
                 turn = self.gateway.chat(self.messages, schemas, max_tokens=self.plan.budget.answer)
             except ContextExceeded as exc:
@@ -170,20 +213,30 @@ class Conversation:
             self.usage += turn.usage
             self.iterations += 1
             self.messages.append(turn.message)
+            self._show()
             if not turn.tool_calls:
                 self.nudges += 1
                 if turn.content and turn.content.strip():
                     self.notes.append(turn.content.strip())
-                text = nudge(turn.content, self.phase, self.ledger.missing_shown(),
-                             [schema["function"]["name"] for schema in schemas])
+                offered = [schema["function"]["name"] for schema in schemas]
+                text = nudge(turn.content, self.phase, self.ledger.missing_shown(), offered)
                 self.nudged.append({"role": "user", "content": text})
                 self.messages.append(self.nudged[-1])
+                cause = stall.text_turn(printed_call(turn.content, offered))
+                if cause:
+                    raise self._stalled(cause)
                 continue
             self._finished = False
+            made = []
             for call in turn.tool_calls:
                 self.tool_calls += 1
-                result = self.tools.dispatch(call.name, call.arguments)
-                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                result = self.tools.call(call.name, call.arguments)
+                made.append((call.name, call.arguments, result))
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.to_json()})
+                self._show(tool=call.name)
+            cause = stall.tool_turn(made)
+            if cause:
+                raise self._stalled(cause)
             if not self._finished:
                 continue
             if self.phase == "integration" and self.batch + 1 < len(self.plan.batches):

@@ -240,3 +240,56 @@ def unstage(repo: Repo, paths: list[str]) -> None:
         _plumbing(repo, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
     else:
         _plumbing(repo, "reset", "-q", "HEAD", "--", *rels)
+
+
+# -- proposals (memcli.consolidate.proposals): a commit on a branch of its own, nothing checked out --
+
+ZERO = "0" * 40
+
+
+def build_commit(repo: Repo, files: list[FileChange], message: str, *, run_id: str, parent: str) -> str:
+    """A commit of `parent`'s tree with exactly the new content of `files`, made with plumbing
+    (hash-object, update-index on a temporary index, write-tree, commit-tree): the working tree,
+    the real index and every branch stay as they are, and no commit hook runs (nothing is checked
+    out for one to look at; the pull request's checks review it)."""
+    index, _ = temp_indexes(repo, run_id)
+    try:
+        _plumbing(repo, "read-tree", parent, index=index)
+        _plumbing(repo, "update-index", "--add", "--remove", "--index-info", index=index,
+                  data=_blob_lines(repo, files, index).encode("utf-8"))
+        tree = _plumbing(repo, "write-tree", index=index).strip()
+        return _plumbing(repo, "commit-tree", tree, "-p", parent, "-F", "-",
+                         data=message.encode("utf-8")).strip()
+    finally:
+        index.unlink(missing_ok=True)
+
+
+def branch_tip(repo: Repo, name: str) -> str | None:
+    try:
+        return _git(repo.top, "rev-parse", "--verify", "-q", f"refs/heads/{name}^{{commit}}").strip() or None
+    except _Failed:
+        return None
+
+
+def create_branch(repo: Repo, name: str, sha: str) -> None:
+    """Branch `name` at `sha`; fails (GitError) when the branch exists already."""
+    _plumbing(repo, "update-ref", "-m", "memcli consolidate --propose", f"refs/heads/{name}", sha, ZERO)
+
+
+def delete_branch(repo: Repo, name: str, expect: str) -> None:
+    """Delete branch `name` if it still points at `expect` (never a branch someone moved since)."""
+    _plumbing(repo, "update-ref", "-d", f"refs/heads/{name}", expect)
+
+
+def carries_run(repo: Repo, run_id: str, rev: str) -> str | None:
+    """A commit in `rev`'s history whose message has the run's trailer: a proposal merged by a
+    rebase or a squash (which keep the message) has no commit in common with it."""
+    try:
+        log = _git(repo.top, "log", "-F", f"--grep={RUN_TRAILER}: {run_id}", "--format=%H%x00%B%x01", rev)
+    except _Failed:
+        return None
+    for entry in log.split("\x01"):
+        sha, _, body = entry.strip().partition("\0")
+        if f"{RUN_TRAILER}: {run_id}" in (line.strip() for line in body.splitlines()):
+            return sha
+    return None

@@ -45,9 +45,12 @@ def staging_stats(ws: Workspace) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def trigger_reached(ws: Workspace) -> bool:
-    """`--if-needed`: more staging files, or more bytes, than the configured thresholds."""
+def trigger_reached(ws: Workspace, staged: StagingSet | None = None) -> bool:
+    """`--if-needed`: more staging files, or more bytes, than the configured thresholds (of
+    `staged` when given: those a run on this branch takes, and the invalid ones)."""
     count, size = staging_stats(ws)
+    if staged is not None:
+        count, size = len(staged.entries) + len(staged.invalid), sum(e.size for e in staged.entries)
     cfg = ws.config.consolidate
     return count > 0 and (count > cfg.trigger_files or size > cfg.trigger_bytes)
 
@@ -61,7 +64,7 @@ def load_staging(ws: Workspace, exclude: set[str] | None = None) -> StagingSet:
             raw = path.read_bytes()
             data = StagingFile.model_validate_json(raw)
         except ValidationError as exc:
-            invalid.append((path.name, f"not a valid staging file ({exc.error_count()} problems)"))
+            invalid.append((path.name, f"not a valid staging file: {_problems(exc)}"))
             continue
         except OSError as exc:
             invalid.append((path.name, f"unreadable ({exc.strerror})"))
@@ -71,6 +74,14 @@ def load_staging(ws: Workspace, exclude: set[str] | None = None) -> StagingSet:
             continue
         entries.append(StagingEntry(path.stem, len(raw), data))
     return StagingSet(tuple(entries), tuple(invalid))
+
+
+def _problems(exc: ValidationError, shown: int = 5) -> str:
+    """pydantic's problems with a staging file, each with where it is, on one line."""
+    errors = exc.errors(include_url=False)
+    parts = [f"{'.'.join(map(str, e['loc'])) or 'the file'}: {e['msg']}" for e in errors[:shown]]
+    more = f" (+{len(errors) - shown} more)" if len(errors) > shown else ""
+    return f"{len(errors)} {'problem' if len(errors) == 1 else 'problems'}: " + "; ".join(parts) + more
 
 
 def source_yaml(source: Any) -> str:

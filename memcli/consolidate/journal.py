@@ -30,7 +30,7 @@ from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
 from memcli.git.group import Child, end_group, pid_alive, process_tag
-from memcli.workspace import Workspace
+from memcli.workspace import STAGING_DIR, Workspace
 
 JOURNAL_NAME = "consolidate-apply.journal"  # not *.json: never mistaken for a staging file
 VERSION = 2  # 1 (memcli 0.1) staged into the real index before committing
@@ -49,10 +49,13 @@ class Applied:
     sha: str | None  # None: --no-commit
     kept: list[str] = field(default_factory=list)  # edited by a human after the run wrote them
     pending: str | None = None  # committed, but the git index could not be brought up to date yet
+    branch: str | None = None  # the commit is on this branch, not the checked-out one (a proposal)
 
 
 def journal_path(ws: Workspace) -> Path:
-    return ws.staging_dir / JOURNAL_NAME
+    """Beside this worktree's own files, never in the clone's shared staging: another worktree
+    settling it would put this one's content into its own files."""
+    return ws.root / STAGING_DIR / JOURNAL_NAME
 
 
 def _b64(data: bytes | None) -> str | None:

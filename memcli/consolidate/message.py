@@ -16,6 +16,7 @@ from typing import Any
 
 from memcli.consolidate.gitops import RUN_TRAILER
 from memcli.consolidate.scratch import FileChange
+from memcli.git.authorship import VOUCHED_TRAILER
 from memcli.records.parse import parse_record
 from memcli.tools.policy import withhold
 from memcli.workspace import Kind, locate
@@ -98,7 +99,7 @@ SHOWN_REFUSALS = 20
 
 def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str], stats: str,
                    dropped: Sequence[tuple[Any, Any]] = (), flagged: Sequence[str] = (),
-                   refusals: Sequence[dict[str, Any]] = ()) -> str:
+                   refusals: Sequence[dict[str, Any]] = (), vouched: Sequence[str] = ()) -> str:
     c = counts(reports)
     head = (
         f"memcli consolidate: {c['added']} added, {c['updated']} updated, "
@@ -121,5 +122,7 @@ def commit_message(reports: list[FileReport], *, run_id: str, consumed: list[str
         lines.extend(f"- {r['tool']} {r.get('path') or '-'}: {r['code']}" for r in refusals[:SHOWN_REFUSALS])
         if len(refusals) > SHOWN_REFUSALS:
             lines.append(f"- and {len(refusals) - SHOWN_REFUSALS} more")
-    lines += ["", f"{REFUSED_TRAILER}: {len(refusals)}", f"{RUN_TRAILER}: {run_id}", ""]
+    # the files whose text aimed at agents is the user's own words (memcli.git.authorship)
+    lines += ["", f"{REFUSED_TRAILER}: {len(refusals)}", *(f"{VOUCHED_TRAILER}: {p}" for p in vouched),
+              f"{RUN_TRAILER}: {run_id}", ""]
     return "\n".join(lines)

@@ -24,6 +24,8 @@ class Options:
     model: str | None = None
     json: bool = False
     keep_published: bool = False  # leave used shared-staging items on their refs for `staging clear`
+    progress: str = "auto"  # --progress: auto | text | json | off (memcli.progress)
+    propose: bool = False  # commit on a new branch memcli/proposal/<run> for review (proposals.py)
 
 
 KEEP_REFUSALS = 100  # refused calls kept in the run record (all of them are counted)
@@ -35,7 +37,7 @@ class RunResult:
     started_at: str
     consumed: list[str]
     invalid: list[tuple[str, str]] = field(default_factory=list)
-    result: str = "running"  # committed | applied | no-changes | dry-run | failed
+    result: str = "running"  # committed | proposed | applied | no-changes | dry-run | failed
     error: str | None = None
     sha: str | None = None
     finished_at: str | None = None
@@ -53,6 +55,7 @@ class RunResult:
     batches: int = 1  # the staging items came in this many batches to fit the context window
     trimmed: int = 0  # old turns (tool results, the model's text, nudges) trimmed to fit it
     refusals: list[dict[str, Any]] = field(default_factory=list)  # refused tool calls (memcli.tools.Refusal)
+    branch: str | None = None  # the proposal branch holding the commit (`--propose`)
 
     def absorb(self, convo: Any, flagged: Sequence[str] = ()) -> None:
         """What the conversation came to; titles and reasons pass the trust filter (`flagged`: the
@@ -88,6 +91,7 @@ class RunResult:
             "result": "running" if running else self.result,
             "error": self.error,
             "commit": self.sha,
+            **({"branch": self.branch} if self.branch else {}),
             "consumed": len(self.consumed),
             "counts": counts(self.reports),
             "prompt_tokens": self.prompt_tokens,
@@ -131,8 +135,13 @@ def usage_json(results: list[RunResult]) -> dict[str, Any]:
     }
 
 
-def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], ...] = ()) -> None:
+def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], ...] = (),
+                  waiting: Sequence[Any] = ()) -> None:
+    """`waiting`: the branch groups (memcli.consolidate.branches) whose items wait for their branch."""
     count, size = inputs.staging_stats(ws)
+    count -= sum(len(g.ids) for g in waiting)  # what a run on this branch would take
+    others = (f"; {sum(len(g.ids) for g in waiting)} staging files of other branches wait for them "
+              "(`memcli status` lists them)") if waiting else ""
     for name, why in invalid:
         print(f"consolidate: skipped staging file {name}: {why} (left in place)", file=sys.stderr)
     cfg = ws.config.consolidate
@@ -141,15 +150,25 @@ def print_nothing(ws: Workspace, opts: Options, invalid: tuple[tuple[str, str], 
     if opts.json:
         print(json.dumps({"result": "nothing-to-do", "why": "below-trigger" if below else "no-staging-items",
                           "staging_files": count, "staging_bytes": size,
+                          "waiting": [g.to_json() for g in waiting],
                           "trigger_files": cfg.trigger_files, "trigger_bytes": cfg.trigger_bytes}))
     elif opts.if_needed:
         print(f"consolidate: nothing to do ({count} staging files, {size} bytes; runs above "
-              f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes)")
+              f"{cfg.trigger_files} files or {cfg.trigger_bytes} bytes){others}")
     elif invalid:
         print(f"consolidate: nothing to do: no valid staging items ({len(invalid)} staging files could not "
-              "be read; they are left in place)")
+              f"be read; they are left in place){others}")
+    elif waiting:
+        print(f"consolidate: nothing to do on this branch{others}")
     else:
         print(f"consolidate: nothing to do: no staging items ({STAGING_DIR} is empty)")
+
+
+def print_deferred(opts: Options, note: str) -> None:
+    if opts.json:
+        print(json.dumps({"result": "deferred", "why": "budget", "note": note}, ensure_ascii=False))
+    else:
+        print(f"consolidate: {note}")
 
 
 _SAFE = "Nothing was changed: memory/, knowledge/, staging and git HEAD are as they were."
@@ -173,7 +192,9 @@ def _human(r: RunResult) -> None:
               f"staging kept ({usage})")
         return
     where = {"committed": f"committed {(r.sha or '')[:10]}", "applied": "applied without a commit",
-             "no-changes": "no changes to make"}[r.result]
+             "no-changes": "no changes to make",
+             "proposed": f"proposed {(r.sha or '')[:10]} on branch {r.branch} (nothing checked out changed)",
+             }[r.result]
     print(f"consolidate: {where}: {tally}; {len(r.consumed)} staging files consumed ({usage})")
     for rep in r.reports:
         tag = f" [{', '.join(rep.categories)}]" if rep.categories else ""
@@ -190,6 +211,13 @@ def _human(r: RunResult) -> None:
               file=sys.stderr)
     if r.note:
         print(f"consolidate: {r.note}", file=sys.stderr)
+    if r.result == "proposed":
+        print(f"  the staging files wait for the review; {proposal_help(r)}")
+
+
+def proposal_help(r: RunResult) -> str:
+    return (f"review: git diff HEAD...{r.branch} (or push it and open a pull request); accept: "
+            f"git merge {r.branch}; reject: memcli proposals reject {r.run_id} --reason \"...\"")
 
 
 def print_report(results: list[RunResult], opts: Options, usage: Any) -> int:

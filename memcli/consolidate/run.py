@@ -17,20 +17,31 @@ from typing import Any
 from memcli import history, progress
 from memcli.consolidate import (
     agent,
+    branches,
     budget,
+    delegate,
     dispositions,
     gitops,
     inputs,
     journal,
+    land,
     lock,
     message,
     plan,
+    proposals,
     scratch,
 )
-from memcli.consolidate.output import Options, RunResult, print_nothing, print_report, usage_json
-from memcli.errors import MemcliError, UsageError
+from memcli.consolidate.output import (
+    Options,
+    RunResult,
+    print_deferred,
+    print_nothing,
+    print_report,
+    usage_json,
+)
+from memcli.errors import EXIT_FINDINGS, MemcliError, UsageError
 from memcli.gc import RecordUsage, build_report
-from memcli.llm import Gateway, preload
+from memcli.llm import AgentGateway, Gateway, assumed_window, choose_model, is_agent_model, preload, spend
 from memcli.metrics import candidate_report, load_metrics
 from memcli.provenance import Trust
 from memcli.skills.after import after_consolidation
@@ -40,7 +51,7 @@ from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
 
-CONSUMING = ("committed", "applied", "no-changes")  # results whose staging files were used up
+CONSUMING = ("committed", "applied", "no-changes", "proposed")  # results whose staging files were used up
 
 
 @dataclass
@@ -49,6 +60,7 @@ class _Context:
     opts: Options
     repo: gitops.Repo | None
     gateway: Any
+    progress: progress.Reporter
     results: list[RunResult] = field(default_factory=list)
 
 
@@ -57,6 +69,9 @@ def _stamp() -> str:
 
 
 def _preflight(ws: Workspace, opts: Options) -> gitops.Repo | None:
+    if opts.propose and (opts.no_commit or opts.allow_dirty):
+        raise UsageError("--propose commits on a branch made from the last commit: it goes with neither "
+                         "--no-commit nor --allow-dirty")
     repo = gitops.open_repo(ws)
     if repo is None and not (opts.dry_run or opts.no_commit):
         raise UsageError(
@@ -78,6 +93,7 @@ def _scratch_workspace(ws: Workspace, run_id: str) -> Workspace:
     # The scratch copy gets its own state folder: the tools' search index must not mix the copy's
     # records with the real workspace's (MEMCLI_STATE_DIR would otherwise make them share one).
     work.__dict__["state_dir"] = work.root / ".memcli"
+    work.__dict__["clone_root"] = work.root  # never the clone's shared staging
     return work
 
 
@@ -130,14 +146,20 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
         now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
         window = budget.measure(ctx.gateway.context_tokens,
                                 tools.schemas() + [dispositions.DISPOSE, dispositions.FINISH], now)
-        convo = agent.Conversation(
-            ctx.gateway,
-            tools,
-            work,
-            plan.plan(work, staging, material.candidates, material.gc_report, window),
-            now=now,
-            max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
-        )
+        layout = plan.plan(work, staging, material.candidates, material.gc_report, window)
+        # background work (cron's --if-needed) also stops where the day's budget ends
+        caps = spend.run_budget(ws, background=opts.if_needed)
+        if isinstance(ctx.gateway, AgentGateway):  # a coding agent runs its own tool loop
+            convo = delegate.AgentConversation(
+                ctx.gateway, tools, work, layout, now=now, max_iterations=cfg.max_iterations,
+                repair_turns=cfg.repair_turns, ledger=ledger, progress=ctx.progress, budget=caps,
+                timeout_s=cfg.agent_timeout_s)
+        else:
+            convo = agent.Conversation(
+                ctx.gateway, tools, work, layout, now=now,
+                max_iterations=cfg.max_iterations, repair_turns=cfg.repair_turns, ledger=ledger,
+                no_progress_turns=cfg.no_progress_turns, progress=ctx.progress, budget=caps,
+            )
         convo.run()
         result.absorb(convo, flagged)
         if ledger.missing():  # the conversation cannot end so; checked again before staging goes
@@ -157,10 +179,12 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
             return result
         text = message.commit_message(result.reports, run_id=run_id, consumed=staging.ids,
                                       stats=result.stats_line(ctx.gateway.model), dropped=ledger.dropped(),
-                                      flagged=flagged, refusals=result.refusals)
-        applied = journal.apply(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text)
+                                      flagged=flagged, refusals=result.refusals, vouched=tools.vouched)
+        applied = land.land(ws, changes, run_id=run_id, consumed=staging.ids, repo=ctx.repo, message=text,
+                            propose=opts.propose)
         result.sha, result.kept, result.note = applied.sha, applied.kept, applied.pending
-        result.result = "committed" if applied.sha else "applied"
+        result.result = "proposed" if applied.branch else "committed" if applied.sha else "applied"
+        result.branch = applied.branch
         return result
     except MemcliError as exc:
         if isinstance(exc, journal.ApplyFailed):
@@ -190,36 +214,73 @@ def run(ws: Workspace, opts: Options) -> int:
             print(f"consolidate: {note}", file=sys.stderr)
         # Nothing staged means nothing to integrate: no model call. Invalid staging files count toward
         # the trigger but give a run nothing to do either; they are reported, never consumed.
-        staged = inputs.load_staging(ws)
-        if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws)):
-            print_nothing(ws, opts, staged.invalid)
-            return 0
+        routing = _route(ws, opts)
+        staged = routing.take(inputs.load_staging(ws))
+        # A staging file that cannot be read fails the command (its problems are listed), so a
+        # schedule notices; the valid ones are integrated all the same.
+        broken = EXIT_FINDINGS if staged.invalid else 0
+        if not staged.entries or (opts.if_needed and not inputs.trigger_reached(ws, staged)):
+            print_nothing(ws, opts, staged.invalid, waiting=routing.waiting)
+            return broken
+        waits = spend.day_spent(ws) if opts.if_needed else None
+        if waits:  # background work waits for tomorrow's budget; a run by hand still runs
+            _deferred(ws, base_id, waits, opts)
+            return broken
 
         progress.note("consolidate: reading staging and memory…")
-        preload()  # the model library loads while the workspace is checked and the inputs assembled
+        choice = choose_model(ws, "consolidation", opts.model)
+        if not is_agent_model(choice.model):
+            preload()  # the model library loads while the workspace is checked and the inputs assembled
         repo = _preflight(ws, opts)
 
-        ctx = _Context(ws, opts, repo, Gateway.from_config(ws, role="consolidation", model=opts.model))
-        results = ctx.results
-        scratch.clear_stale(ws)
-        for round_no in range(1 + ws.config.consolidate.coalesce_runs):
-            staging = inputs.load_staging(ws)
-            if round_no and not staging.entries:
-                break  # nothing arrived while the last run worked
-            held = lock.update(ws, held, staging.ids)
-            run_id = base_id if round_no == 0 else f"{base_id}.{round_no}"
-            result = _one_run(ctx, staging, run_id)
-            ctx.results.append(result)
-            if result.result in ("failed", "dry-run"):
-                break
+        gateway = Gateway.from_config(ws, role="consolidation", model=choice.model)
+        if choice.notice("consolidation"):  # said whatever the progress mode: which model runs
+            print(f"consolidate: {choice.notice('consolidation')}", file=sys.stderr)
+        with progress.reporter(opts.progress, "consolidate", machine_output=opts.json) as shown:
+            assumed = assumed_window(ws, gateway.model)
+            if assumed:
+                shown.say(f"consolidate: {assumed}")
+            ctx = _Context(ws, opts, repo, gateway, shown)
+            results = ctx.results
+            scratch.clear_stale(ws)
+            rounds = 1 if opts.propose else 1 + ws.config.consolidate.coalesce_runs  # one proposal, one run
+            for round_no in range(rounds):
+                staging = staged if round_no == 0 else _route(ws, opts).take(inputs.load_staging(ws))
+                if round_no and not staging.entries:
+                    break  # nothing arrived while the last run worked
+                held = lock.update(ws, held, staging.ids)
+                run_id = base_id if round_no == 0 else f"{base_id}.{round_no}"
+                result = _one_run(ctx, staging, run_id)
+                ctx.results.append(result)
+                if result.result in ("failed", "dry-run"):
+                    break
     finally:
         lock.release(ws, held)
-    code = print_report(results, opts, usage_json)
+    code = max(print_report(results, opts, usage_json), broken)
     # items pulled from shared staging leave their refs once used (exit 4 if another run used them)
     shared.release(ws, [i for r in results if r.result in CONSUMING for i in r.consumed],
                    push=not opts.keep_published)
     _skills(ws, [r.result for r in results])
     return code
+
+
+def _deferred(ws: Workspace, run_id: str, why: str, opts: Options) -> None:
+    """`--if-needed` over the day's budget: no model call, a state `memcli status` shows."""
+    note = f"waits for the budget: {why}; staging is kept for a later run"
+    history.record(ws, "consolidate", {"run_id": run_id, "started_at": history.now(),
+                                       "finished_at": history.now(), "result": "deferred", "note": note})
+    print_deferred(opts, note)
+def _route(ws: Workspace, opts: Options) -> branches.Routing:
+    """Settle reviewed proposals, then sort staging by branch: the items of branches gone too long
+    go now (said on stderr), those of other branches wait."""
+    if not opts.dry_run:
+        proposals.settle(ws, gitops.open_repo(ws))
+    routing = branches.route(ws, inputs.load_staging(ws).entries)
+    if not opts.dry_run:
+        for group in branches.expire(ws, routing):
+            print(f"consolidate: {branches.expired_line(group, ws.config.memory.branch_staging_days)}",
+                  file=sys.stderr)
+    return routing
 
 
 def _skills(ws: Workspace, done: list[str]) -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memcli.context.gate import gated
 from memcli.context.read import Entry, from_files, from_store
 from memcli.errors import UsageError
+from memcli.fence import memory_fence
 from memcli.tokens import TokenCounter, get_counter
 from memcli.workspace import Workspace
 
@@ -102,14 +104,16 @@ class _Layout:
 def _text(summary_lines: list[str], entries: list[Entry], layout: _Layout, budget: int,
           skills: int = 0) -> str:
     index = INDEX_HEADING + "".join(e.line for e in entries[:layout.n]) if layout.n else ""
-    return ("".join(summary_lines[:layout.n_summary]) + index
-            + _closing(layout.n, len(entries), layout.truncated, budget, skills))
+    body = "".join(summary_lines[:layout.n_summary]) + index
+    # memory as data: a web page's words that reached the summary cannot pass for the harness's
+    return (memory_fence(body) if body.strip() else "") + _closing(layout.n, len(entries), layout.truncated,
+                                                                   budget, skills)
 
 
 def _fit(summary_lines: list[str], entries: list[Entry], budget: int, counter: TokenCounter,
          skills: int = 0) -> _Layout:
     # Reserve the closing line at its longest: summary truncated and every entry cut.
-    reserve = counter.count(_closing(0, len(entries), True, budget, skills))
+    reserve = counter.count(_closing(0, len(entries), True, budget, skills) + memory_fence(""))
     room = budget - reserve
     n_summary = _fit_lines(summary_lines, room, counter)
     truncated = n_summary < len(summary_lines) and any(s.strip() for s in summary_lines[n_summary:])
@@ -148,6 +152,7 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         shown, skipped, lines, summary_path = from_files(workspace, snapshot, entries)
     else:
         shown, skipped, lines, summary_path = read
+    shown, lines, skipped = gated(workspace, shown, lines, list(skipped))
     shown, skills = _without_skills(workspace, shown, agent)
     if counter is not None:
         layout, name = _fit(lines, shown, budget, counter, skills), counter.name

@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from memcli.atomicio import make_dirs
 from memcli.llm import LLMError
 from memcli.search.semantic import Embedder, unavailable
 
@@ -30,7 +31,7 @@ class Meaning:
         self._db: sqlite3.Connection | None = None
         if state_dir is not None and self.error is None:
             try:
-                (state_dir / "eval").mkdir(parents=True, exist_ok=True)
+                make_dirs(state_dir / "eval")
                 self._db = sqlite3.connect(state_dir / "eval" / "vectors.sqlite", isolation_level=None)
                 self._db.execute("CREATE TABLE IF NOT EXISTS vectors(space TEXT, digest TEXT, vec BLOB, "
                                  "PRIMARY KEY (space, digest))")

@@ -1,4 +1,5 @@
-"""Which spans of which session files have been extracted, and how (`<state dir>/extract-ledger.jsonl`).
+"""Which spans of which session files have been extracted, and how (`<state dir>/extract-ledger.jsonl`;
+in a linked worktree the main worktree's, beside the staging it records).
 
 Append-only JSON lines, each fsync'd: a run killed at any point leaves every completed line intact
 and at most one torn last line, which is ignored. Operations, replayed in order:

@@ -15,17 +15,34 @@ import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 class Gate:
-    def __init__(self) -> None:
-        self.abort = threading.Event()  # start no further chunk (Ctrl-C, or a fatal model error)
+    """`stop_at(usage) -> reason | None` (memcli.llm.spend.Budget.reached): a worker charges each
+    call's usage as it returns, and once the run's total reaches the budget no further chunk
+    starts (the calls already in flight, at most one per worker, still finish)."""
+
+    def __init__(self, stop_at: Callable[[Any], str | None] | None = None) -> None:
+        self.abort = threading.Event()  # start no further chunk (Ctrl-C, a fatal error, the budget)
         self._lock = threading.Lock()
         self._closed = False
+        self._stop_at = stop_at
+        self._used: Any = None
+        self.stopped: str | None = None  # why the budget stopped the run
+
+    def charge(self, usage: Any) -> None:
+        if self._stop_at is None or usage is None:
+            return
+        with self._lock:
+            self._used = usage if self._used is None else self._used + usage
+            why = self._stop_at(self._used)
+            if why and self.stopped is None:
+                self.stopped = why
+                self.abort.set()
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[bool]:

@@ -16,7 +16,8 @@ no parts, and a chunk of such entries needs no model call.
 Injected context (AGENTS.md, environment blocks, slash-command expansions, subagent prompts) is
 dropped; tool results that agents carry in `user` records are kept as tool output. Every part is
 redacted before its size is measured, so nothing leaves the machine unredacted, and chunks are cut
-only at entry boundaries, so each chunk is a contiguous span `[first.index, last.end]`.
+only at entry boundaries, so each chunk is a contiguous span `[first.index, last.end]`; they are
+cut too where the git branch the entries record changes, so a chunk's items have one branch.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class Prepared:
     redactions: int
     role: str = "agent"  # who the text comes from (memcli.provenance.role_of; tool if only its output)
     remembered: tuple[Remembered, ...] = ()
+    branch: str | None = None  # the git branch the agent recorded for the entry (Entry.branch)
 
     def render(self, level: int) -> str:
         kept = [t[0] for p in self.parts if (t := p.at(level)) is not None]
@@ -133,6 +135,11 @@ class Chunk:
     @property
     def remembered(self) -> tuple[Remembered, ...]:
         return tuple(r for e in self.entries for r in e.remembered)
+
+    @property
+    def branch(self) -> str | None:
+        """The git branch its entries record (a chunk never spans two: the Chunker cuts there)."""
+        return next((e.branch for e in reversed(self.entries) if e.branch), None)
 
     @property
     def needs_model(self) -> bool:
@@ -191,7 +198,8 @@ def prepare(entry: Entry, tool_output_chars: int, hidden: frozenset[str] = froze
     who = {"user": "user", "assistant": "assistant", "tool": "tool", "system": "system"}[entry.role]
     flags = (" (final)" if entry.final else "") + (" (subagent)" if entry.sidechain else "")
     role = "tool" if parts and all(p.cls == TOOL_OUTPUT for p in parts) else role_of(entry)
-    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total, role, remembered)
+    return Prepared(start, end, f"--- entry {start}: {who}{flags}", tuple(parts), total, role, remembered,
+                    entry.branch)
 
 
 def _shrink(item: Prepared, budget: int) -> Prepared:
@@ -217,10 +225,15 @@ class Chunker:
         self.budget, self.slim = budget, slim
         self._current: list[Prepared] = []
         self._sums = [0] * (BRIEF + 1)  # tokens of the open chunk at each level
+        self._branch: str | None = None  # the git branch of the open chunk's entries
 
     def add(self, item: Prepared) -> Chunk | None:
         """Add one entry; returns the chunk it closed (it did not fit there any more), if any."""
         budget, closed = self.budget, None
+        if item.branch and self._branch not in (None, item.branch):
+            closed = self.close()  # the session moved to another branch: its items go there
+        if item.branch:
+            self._branch = item.branch
         costs = [item.tokens(level) for level in range(BRIEF + 1)]
         level = _best_level([s + c for s, c in zip(self._sums, costs, strict=True)], budget)
         if level is None and self._current:
@@ -240,7 +253,7 @@ class Chunker:
         level = _best_level(self._sums, self.budget) or _MIN_LEVEL
         items = tuple(p.at_level(level) for p in self._current) if self.slim else tuple(self._current)
         out = Chunk(items, level)
-        self._current, self._sums = [], [0] * (BRIEF + 1)
+        self._current, self._sums, self._branch = [], [0] * (BRIEF + 1), None
         return out
 
 

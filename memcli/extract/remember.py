@@ -25,6 +25,7 @@ from typing import Any
 from memcli.records.models import Source
 from memcli.secrets import redact
 from memcli.staging import (
+    Branch,
     DecisionItem,
     ExtractedItems,
     Provenance,
@@ -96,7 +97,8 @@ def items_of(r: Remembered) -> ExtractedItems:
     return ExtractedItems(requests=[RequestItem(title=title, request=request[:_TEXT])])
 
 
-def staging_for(key: str, session_id: str, agent: str, r: Remembered) -> StagingFile:
+def staging_for(key: str, session_id: str, agent: str, r: Remembered,
+                branch: Branch | None = None) -> StagingFile:
     """The staging file of one call; the same call always gets the same id (re-runs overwrite it).
     Its provenance is the agent: the call is the agent's own statement (in Gemini CLI's log the
     call shares its entry with the tool's answer, which must not make it tool output)."""
@@ -104,4 +106,5 @@ def staging_for(key: str, session_id: str, agent: str, r: Remembered) -> Staging
     content = json.dumps([r.kind, r.text, r.why], ensure_ascii=False)
     return StagingFile(id=staging_id(key, source, VERSION, MODEL, content), agent=agent, source=source,
                        model=MODEL, prompt_version=VERSION, created_at=dt.datetime.now(dt.UTC),
-                       items=items_of(r), provenance=Provenance(roles=[(r.start, r.end, "agent")]))
+                       items=items_of(r), provenance=Provenance(roles=[(r.start, r.end, "agent")]),
+                       branch=branch)

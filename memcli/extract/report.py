@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from memcli.extract import prompt
 from memcli.extract.plan import Plan, Work
 from memcli.extract.prepare import estimate_tokens
+from memcli.llm.usage import CallUsage
 
 if TYPE_CHECKING:
     from memcli.extract.ledger import Span
-    from memcli.llm import CallUsage
     from memcli.staging import ExtractedItems
 
 KINDS = ("decisions", "discussions", "attempts", "requests")
@@ -30,10 +30,16 @@ class Counts:
         self.failures: list[str] = []
         self.fatal: str | None = None
         self.interrupted = False  # Ctrl-C: what was received is kept, the rest waits for the next run
+        self.stopped: str | None = None  # the run's budget was spent: the chunks not started wait
 
     @property
     def failed(self) -> int:
         return self.status["failed"]
+
+    @property
+    def usage(self) -> CallUsage:
+        """What the run's calls have used so far."""
+        return CallUsage(self.prompt_tokens, self.completion_tokens, self.cost, self.calls)
 
     def count(self, source: str, span: tuple[int, int], status: str, items: ExtractedItems | None,
               usage: CallUsage | None, error: str | None) -> None:
@@ -80,7 +86,7 @@ class Tally(Counts):
             "items": self.items, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
             "redactions": self.redactions, "failures": self.failures, "error": self.fatal,
-            "interrupted": self.interrupted,
+            "interrupted": self.interrupted, "stopped": self.stopped,
         }
 
 
@@ -111,6 +117,9 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out(f"failed:   {line} (left for the next run)")
     if tally.fatal:
         sys.stderr.write(f"Error: {tally.fatal}\n")
+    if tally.stopped:
+        sys.stderr.write(f"Stopped: {tally.stopped}; the {s['skipped']} chunk(s) not started wait for the "
+                         "next run.\n")
     if tally.interrupted:
         kept = s["done"] + s["recovered"]
         sys.stderr.write(f"Interrupted: kept the {kept} chunk(s) already answered; the next run extracts "

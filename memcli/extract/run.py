@@ -7,15 +7,17 @@ import datetime as dt
 import functools
 import os
 import socket
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memcli import history
+from memcli import history, progress
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool, prompt, remember
+from memcli.extract.branch import BranchResolver
 from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.prepare import provenance_of
@@ -27,18 +29,31 @@ from memcli.llm import (
     LLMError,
     MissingExtra,
     RequestRefused,
+    assumed_window,
+    choose_model,
     context_tokens,
+    is_agent_model,
     preload,
     resolve_model,
+    spend,
 )
 from memcli.progress import note
 from memcli.records.models import Source
 from memcli.secrets import redact
 from memcli.sessions import discover
-from memcli.staging import ExtractedItems, StagingFile, Usage, staging_id, staging_path, write_staging
+from memcli.staging import (
+    Branch,
+    ExtractedItems,
+    StagingFile,
+    Usage,
+    staging_id,
+    staging_path,
+    write_staging,
+)
 
 if TYPE_CHECKING:
-    from memcli.llm import CallUsage, Gateway
+    from memcli.llm import AgentGateway, CallUsage, Gateway
+    from memcli.llm.spend import Budget
     from memcli.workspace import Workspace
 
 
@@ -53,15 +68,21 @@ class Result:
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
         model: str | None = None, dry_run: bool = False, as_json: bool = False, stale: bool = False,
-        redo: bool = False, ended: bool = False, session: str | None = None) -> int:
+        redo: bool = False, ended: bool = False, session: str | None = None, progress_mode: str = "auto",
+        background: bool = False, session_agent: str | None = None) -> int:
     """`ended`: the sessions are known to be over (an agent's session-end hook), so the idle window
     that keeps a running session from being extracted half-way does not apply. `session`: that
-    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database)."""
+    session of the files alone (a capture hook's, in a file that holds others: OpenCode's database).
+    `background`: the capture hook's run, which also stops where the day's budget ends.
+    `session_agent`: the agent that session ran in, the default model when none is set. A dry run
+    loads no model library: the context window comes from litellm's model table read as a file."""
 
-    if not dry_run and (redo or not stale):  # the model library loads while sessions are read
+    if not dry_run and (redo or not stale):
         note("extract: reading sessions…")
-        preload()
-    ledger = Ledger.open(workspace.state_dir)
+        if not is_agent_model(_chosen(workspace, model, session_agent)):
+            preload()  # the model library loads while sessions are read (an agent needs none)
+    # the clone's, as staging is: a session a nested worktree's workspace also sees is staged once
+    ledger = Ledger.open(workspace.clone_state_dir)
     version = prompt.version()
     gateway: Gateway | ModelName | None = None
     if stale:
@@ -70,31 +91,50 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         if not redo or dry_run:  # a dry run never changes the ledger: it lists what --redo would redo
             print_stale(old, version, model_name, as_json)
             return 0
-        gateway = Gateway.from_config(workspace, "extract", model)  # fail before forgetting anything
+        gateway = _gateway(workspace, model, True, session_agent)  # fail before forgetting anything
         for span in old:
             ledger.forget(span)
     elif redo:
         raise UsageError("--redo goes with --stale")
     infos = [i for i in discover(workspace, since=since, paths=paths) if session in (None, i.session_id)]
     cfg = workspace.config.extract
-    cfg = dataclasses.replace(cfg, chunk_tokens=_chunk_tokens(workspace, model, cfg.chunk_tokens),
+    chunk = _chunk_tokens(workspace, model, cfg.chunk_tokens, dry_run, session_agent)
+    cfg = dataclasses.replace(cfg, chunk_tokens=chunk,
                               **({"idle_minutes": 0} if ended else {}))
     todo = plan(infos, ledger, cfg, dt.datetime.now(dt.UTC), apply_resets=not dry_run)
     if dry_run:
+        if any(w.chunk.needs_model for w in todo.work) and not as_json:
+            _say_window(workspace, model, note, light=True)
         print_dry_run(todo, as_json)
         return 0
     tally = Tally(todo)
     with pool.one_interrupt():
         if todo.work:
+            branches = _branches(todo, workspace)
             # The calls first: they need no model, so no missing model, key or server loses them.
-            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json))
+            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json, branches))
             if gateway is None:
-                gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work))
-            _extract_all(todo, tally, gateway, ledger, workspace, version, as_json)
+                gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work),
+                                   session_agent)
+            with progress.reporter(progress_mode, "extract", machine_output=as_json, phase="extract",
+                                   unit="chunks", total=len(todo.work)) as shown:
+                if not isinstance(gateway, ModelName):
+                    _say_window(workspace, gateway.model, shown.say, light=False)
+                _extract_all(todo, tally, gateway, ledger, workspace, version, shown,
+                             spend.run_budget(workspace, background), branches)
         print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
+
+
+Branches = dict[tuple[str, tuple[int, int]], Branch | None]  # (session key, chunk range) → branch
+
+
+def _branches(todo: Plan, workspace: Workspace) -> Branches:
+    """The git branch of every chunk's items, resolved here once (not in the pool's threads)."""
+    resolver = BranchResolver(workspace.root)
+    return {(w.key, w.chunk.range): resolver.resolve(w.info, w.chunk.branch) for w in todo.work}
 
 
 def _stale(span: Span, version: str, model: str) -> bool:
@@ -105,26 +145,52 @@ def _stale(span: Span, version: str, model: str) -> bool:
     return span.prompt_version != version or span.model != model
 
 
-def _chunk_tokens(workspace: Workspace, model: str | None, configured: int) -> int:
-    """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
-    window (see memcli.llm.context_tokens). No model configured (a dry run, or only
-    `memcli_remember` calls): the configured window, if any, else the default one."""
-
+def _chosen(workspace: Workspace, model: str | None, session_agent: str | None) -> str | None:
     try:
-        context = context_tokens(workspace, resolve_model(workspace, "extract", model))
-    except (ConfigError, MissingExtra):
+        return choose_model(workspace, "extract", model, session_agent=session_agent).model
+    except ConfigError:
+        return None
+
+
+def _say_window(workspace: Workspace, model: str | None, say: Callable[[str], None], light: bool) -> None:
+    """Say once, at the start, when the window the chunks are cut for is memcli's assumption."""
+    chosen = _chosen(workspace, model, None)
+    assumed = assumed_window(workspace, chosen, light=light) if chosen else None
+    if assumed:
+        say(f"extract: {assumed}")
+
+
+def _chunk_tokens(workspace: Workspace, model: str | None, configured: int, light: bool = False,
+                  session_agent: str | None = None) -> int:
+    """extract.chunk_tokens, clamped so that instructions + chunk + answer fit the model's context
+    window (see memcli.llm.context_tokens; `light`: from litellm's table without importing it).
+    No model configured (a dry run, or only `memcli_remember` calls): the configured window, if
+    any, else the default one."""
+
+    chosen = _chosen(workspace, model, session_agent)
+    try:
+        context = context_tokens(workspace, chosen, light=light) if chosen else None
+    except MissingExtra:
+        context = None
+    if context is None:
         context = workspace.config.memory.context_tokens or DEFAULT_CONTEXT
     return prompt.chunk_budget(context, configured)
 
 
-def _gateway(workspace: Workspace, model: str | None, needed: bool) -> Gateway | ModelName:
+def _gateway(workspace: Workspace, model: str | None, needed: bool,
+             session_agent: str | None = None) -> Gateway | AgentGateway | ModelName:
     """The gateway when some chunk needs the model; else only the model's name, for the ledger (a
-    run of `memcli_remember` calls alone needs no model, nor a configured one)."""
+    run of `memcli_remember` calls alone needs no model, nor a configured one). A model memcli
+    picked (none was set) is named once on stderr."""
 
     if needed:
-        return Gateway.from_config(workspace, "extract", model)
+        choice = choose_model(workspace, "extract", model, session_agent=session_agent)
+        gateway = Gateway.from_config(workspace, "extract", choice.model)
+        if choice.notice("extract"):
+            print(f"extract: {choice.notice('extract')}", file=sys.stderr)
+        return gateway
     try:
-        return ModelName(resolve_model(workspace, "extract", model))
+        return ModelName(resolve_model(workspace, "extract", model, session_agent=session_agent))
     except ConfigError:
         return ModelName(remember.MODEL)
 
@@ -137,16 +203,21 @@ class ModelName:
 
 
 def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
-                 version: str, quiet: bool) -> None:
+                 version: str, shown: progress.Reporter, budget: Budget, branches: Branches) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
     history.record(workspace, "extract", {"run_id": run_id, "started_at": started, "result": "running",
                                           "pid": os.getpid(), "host": socket.gethostname()})
-    gate = pool.Gate()
+    gate = pool.Gate(budget.reached)
+    work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
+                             version=version, gate=gate, branches=branches)
     try:
-        for result in _execute(todo, gateway, ledger, workspace, version, quiet, gate):
+        workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
+        for result in pool.run_all(todo.work, work, workers, gate):
             tally.add(result.work, result.status, result.items, result.usage, result.error)
+            tally.stopped = gate.stopped
+            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
         gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
@@ -166,34 +237,12 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
             "done" if done == len(tally.plan.work) else "partial"),
         "error": error, "counts": {"chunks": done, **tally.items},
         "prompt_tokens": tally.prompt_tokens, "completion_tokens": tally.completion_tokens,
-        "cost_usd": tally.cost,
+        "cost_usd": tally.cost, **({"note": f"stopped: {tally.stopped}"} if tally.stopped else {}),
     }
 
 
-def _execute(todo: Plan, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace, version: str,
-             quiet: bool, gate: pool.Gate) -> Iterator[Result]:
-    from rich.console import Console  # here: --json and the hook's worker draw no progress bar
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    left: dict[str, int] = {}
-    for w in todo.work:
-        left[w.key] = left.get(w.key, 0) + 1
-    columns = (TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, disable=quiet or not console.is_terminal) as bar:
-        sessions = bar.add_task("sessions", total=len(left))
-        chunks = bar.add_task("chunks", total=len(todo.work))
-        work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
-                                 version=version, gate=gate)
-        for result in pool.run_all(todo.work, work, workspace.config.extract.concurrency, gate):
-            yield result
-            bar.advance(chunks)
-            left[result.work.key] -= 1
-            if not left[result.work.key]:
-                bar.advance(sessions)
-
-
-def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], ExtractedItems]:
+def _remembered(w: Work, staging_dir: Path, ledger: Ledger,
+                branches: Branches) -> tuple[list[str], ExtractedItems]:
     """Stage the chunk's `memcli_remember` calls not staged yet, one file each (Source = the call's
     entry), each then marked in the ledger: (the ids of all its calls, the items newly staged).
     The ids are fixed by the calls, so a run killed between a file and its mark rewrites the same
@@ -202,7 +251,8 @@ def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], 
     items = ExtractedItems()
     done = ledger.staged(w.key)
     for call in w.chunk.remembered:
-        staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call)
+        staging = remember.staging_for(w.key, w.info.session_id, w.info.agent, call,
+                                       branches.get((w.key, w.chunk.range)))
         ids.append(staging.id)
         if staging.id in done:
             continue
@@ -212,12 +262,13 @@ def _remembered(w: Work, staging_dir: Path, ledger: Ledger) -> tuple[list[str], 
     return ids, items
 
 
-def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool) -> ExtractedItems:
+def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool,
+                     branches: Branches) -> ExtractedItems:
     """Stage every `memcli_remember` call of the plan before any model is asked for: a light
     install (no model, no litellm) or a failing model still keeps what the user asked to keep."""
     items = ExtractedItems()
     for w in todo.work:
-        items = _merged(items, _remembered(w, staging_dir, ledger)[1])
+        items = _merged(items, _remembered(w, staging_dir, ledger, branches)[1])
     count = sum(len(getattr(items, k)) for k in ExtractedItems.model_fields)
     if count and not quiet:
         note(f"extract: staged {count} memcli_remember call(s), which need no model")
@@ -231,7 +282,7 @@ def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
 
 
 def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
-         gate: pool.Gate) -> Result:
+         gate: pool.Gate, branches: Branches) -> Result:
     if gate.abort.is_set():
         return Result(w, "skipped")
     start, end = w.chunk.range
@@ -240,7 +291,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         with gate.writing() as allowed:
             if not allowed:
                 return Result(w, "skipped")
-            ids, kept = _remembered(w, staging_dir, ledger)
+            ids, kept = _remembered(w, staging_dir, ledger, branches)
             # Recorded under the mapping that staged it, not the prompt and model: `--stale --redo`
             # after a prompt or model change must not stage (and consolidate) these calls again.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end,
@@ -259,7 +310,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             with gate.writing() as allowed:
                 if not allowed:
                     return Result(w, "skipped")
-                kept = _remembered(w, staging_dir, ledger)[1]
+                kept = _remembered(w, staging_dir, ledger, branches)[1]
                 ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                               gateway.model, file_id)
             return Result(w, "recovered", _merged(items, kept))
@@ -267,6 +318,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
+        gate.charge(exc.usage)
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
         if isinstance(exc, RequestRefused) and exc.context_window:
@@ -275,11 +327,12 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
+    gate.charge(usage)
     items = _redacted(items)
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
-        ids, kept = _remembered(w, staging_dir, ledger)
+        ids, kept = _remembered(w, staging_dir, ledger, branches)
         if _empty(items):
             # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
             # counts toward the consolidation trigger nor costs a consolidation run.
@@ -291,7 +344,8 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
                                           completion_tokens=usage.completion_tokens,
                                           cost_usd=usage.cost_usd),
-                              items=items, provenance=provenance_of(w.chunk))
+                              items=items, provenance=provenance_of(w.chunk),
+                              branch=branches.get((w.key, w.chunk.range)))
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                       gateway.model, file_id)

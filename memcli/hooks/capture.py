@@ -15,7 +15,9 @@ returns at once. The worker (`memcli hooks capture`, hidden) extracts that one s
   applies.
 Its `memcli_remember` calls are staged whether or not a model can extract the rest; an install
 that cannot extract yet (no model set, no litellm) records the session as waiting for a model, a
-state `memcli status` shows, not a failure. Any other failure is recorded for `memcli status`.
+state `memcli status` shows, not a failure. So is a session captured once today's budget
+(memory.budget.day_*) is spent: recorded as deferred, no model called; `memcli extract` (or a later
+capture, once the budget allows) extracts it. Any other failure is recorded for `memcli status`.
 One worker per session: later hooks of a session that already has one waiting leave it to that
 worker; a session end among them tells it (a marker beside its lock) to stop waiting and extract at
 once, as if it had been started by that end.
@@ -34,10 +36,13 @@ from pathlib import Path
 
 from memcli import history
 from memcli.agents import registry
+from memcli.atomicio import make_dirs, new_file_mode
 from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
 from memcli.git.group import pid_alive
 from memcli.hooks.start import find_workspace
+from memcli.llm.spend import day_spent
+from memcli.ownrun import own_run
 from memcli.workspace import Workspace
 
 FIND_WAIT_S = 60.0  # a transcript not on disk yet (still being flushed) is looked for this long
@@ -64,10 +69,10 @@ def _napper(marker: Path) -> Callable[[float], None]:
 
 
 def _claim(path: Path) -> bool:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     for _ in range(2):
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, new_file_mode(path.parent))
         except FileExistsError:
             try:
                 pid = int(path.read_text().strip() or 0)
@@ -133,6 +138,8 @@ def run_capture(cwd: str | None, workspace: Path | None, session: str | None,
 def capture(ws: Workspace, session: str | None, transcript: str | None, *, event: str | None = None,
             sleep: Callable[[float], None] | None = None) -> int:
     """Extract the session: at once after its end, else once it has gone idle."""
+    if own_run():
+        return EXIT_OK  # a run of an agent memcli started as its model is never captured
     ended = event in registry.end_events()
     if ended and transcript and not Path(transcript).is_file():
         return EXIT_OK  # a session that ended without writing anything left nothing to extract
@@ -163,12 +170,16 @@ def capture(ws: Workspace, session: str | None, transcript: str | None, *, event
                 pause = min(pause + 1.0, 300.0)  # re-read: the session may go on meanwhile
             sleep(pause)
             waited += pause
+        spent = day_spent(ws)
+        if spent:  # background work waits for the budget: a state, not a failure
+            _record(ws, started, info.session_id, "deferred", note=f"waits for the budget: {spent}")
+            return EXIT_OK
         # here: extraction is most of what the worker imports, and only once there is work
         from memcli.extract.run import run as extract_run
 
         try:
             return extract_run(ws, paths=[Path(info.path)], as_json=True, ended=ended,
-                               session=info.session_id)
+                               session=info.session_id, session_agent=info.agent, background=True)
         except MemcliError as exc:  # no model configured, a bad key...: shown by `memcli status`
             from memcli.extract.ready import waiting_for_model  # here: with extract.run, as above
 

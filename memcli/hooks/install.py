@@ -19,16 +19,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.agents import edit, registry
+from memcli.agents import edit, registry, wired
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
-from memcli.atomicio import atomic_delete, atomic_write_text
+from memcli.atomicio import atomic_delete, atomic_write_text, private_dir
 from memcli.errors import EXIT_OK, ConfigError, UsageError
-from memcli.extract.ready import waiting_for_model
+from memcli.extract.ready import capture_line
 from memcli.skills import after
 from memcli.workspace import Workspace, find_root
 
 ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
+KEEP_BACKUPS = 5  # per config file and action: the newest; older ones are removed
 
 
 def backup_dir() -> Path:
@@ -78,12 +79,26 @@ def _key(path: Path) -> str:
 
 
 def _backup(path: Path, old: str | None, action: str) -> Path:
+    """The old bytes, as private as the file was (a 0600 settings file may hold a token), in a
+    private folder; the newest KEEP_BACKUPS of this file and action are kept."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
-    target = backup_dir() / f"{_key(path)}-{stamp}-{action}-{path.name}"
+    folder = private_dir(backup_dir())
+    target = folder / f"{_key(path)}-{stamp}-{action}-{path.name}"
     if old is None:
         target = target.with_name(target.name + ABSENT)
-    atomic_write_text(target, old or "")
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600
+    atomic_write_text(target, old or "", mode=mode)
+    _prune(folder, path, action)
     return target
+
+
+def _prune(folder: Path, path: Path, action: str) -> None:
+    found = sorted(folder.glob(f"{_key(path)}-*-{action}-*"))  # the stamp sorts them by time
+    for old in found[:-KEEP_BACKUPS]:
+        atomic_delete(old)
 
 
 def _before_install(cf: ConfigFile, current: str) -> str | None | bool:
@@ -161,9 +176,7 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
                 print(f"{name}: {note}")
         for warning in twice_wired(agent, project):
             print(warning)
-        waiting = _capture_waiting(project)
-        if waiting:
-            print(f"capture: {waiting} (memcli_remember calls are staged meanwhile)")
+        print(f"capture: {_capture_line(project)}")
     _skills(action, agent, root if root is not None else _project_root())
     return EXIT_OK
 
@@ -199,18 +212,18 @@ def _project_root() -> Path | None:
         return None
 
 
-def _capture_waiting(root: Path | None) -> str | None:
-    """What keeps the capture hooks from extracting yet (no model, no litellm), if anything."""
+def _capture_line(root: Path | None) -> str:
+    """The model capture extracts with (a default agent says so), or what it waits for."""
     try:
         ws = Workspace.open(root) if root is not None else None
     except ConfigError:
         ws = None  # `memcli lint` and every command report a broken config; not install's to judge
-    return waiting_for_model(ws)
+    return capture_line(ws)
 
 
 def _hooks_wired(agent: str, scope: str, root: Path | None) -> bool:
-    return any(row["state"] != "missing" and str(row["entry"]).endswith((" hook", " extension"))
-               for row in collect(agent, scope, root))
+    found = registry.by_option(agent)
+    return found is not None and wired.hooks_wired(found[0], scope, root)
 
 
 def twice_wired(agent: str, root: Path | None) -> list[str]:

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from memcli.boundary import _write_crash_log
 from memcli.errors import EXIT_OK, MemcliError
+from memcli.ownrun import own_run
 
 MAX_PAYLOAD = 1024 * 1024
 STDIN_WAIT_S = 2.0  # an agent writes the payload and closes stdin; never hang on one that doesn't
@@ -69,7 +70,7 @@ def extract_hook(stream: IO[bytes] | None, workspace: Path | None = None) -> int
     def work() -> int:
         payload = read_payload(stream)
         session, transcript = _text(payload, "session_id"), _text(payload, "transcript_path")
-        if not (session or transcript):
+        if own_run() or not (session or transcript):
             return EXIT_OK
         event = _text(payload, "hook_event_name")
         if event and transcript and not os.path.isfile(transcript):

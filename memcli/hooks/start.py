@@ -18,6 +18,7 @@ from memcli.agents import registry
 from memcli.agents.base import ADDITIONAL_CONTEXT, JSON
 from memcli.errors import EXIT_OK
 from memcli.hooks.payload import guarded, read_payload
+from memcli.ownrun import own_run
 from memcli.workspace import Workspace, find_root
 
 
@@ -43,7 +44,7 @@ def output_form(option: str | None) -> str:
 def session_start(agent: str | None, stream: IO[bytes] | None, workspace: Path | None = None) -> int:
     def work() -> int:
         ws = find_workspace(read_payload(stream).get("cwd"), workspace)
-        if ws is None:
+        if ws is None or own_run():
             return EXIT_OK
         # here: a session started outside a workspace (a hook installed for the user) stops above
         from memcli.context import build_context

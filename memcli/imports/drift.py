@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memcli.agents.documents.discovery import Found
-from memcli.imports.ledger import Ledger
+from memcli.agents.documents.ledger import Ledger
 from memcli.imports.plan import read_pieces
 from memcli.transcript.base import SessionReadError
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memcli.agents.documents.discovery import Found
+from memcli.agents.documents.discovery import Found, vendored
 from memcli.agents.documents.kinds import AGENT, KINDS, Selection, Where, select
+from memcli.agents.documents.ledger import Ledger, fingerprint
 from memcli.agents.documents.markdown import parse
 from memcli.agents.documents.reader import read_text
 from memcli.extract.prepare import HUMAN, Chunk, Part, Prepared, chunk, estimate_tokens
-from memcli.imports.ledger import Ledger, fingerprint
 from memcli.secrets import redact
 from memcli.transcript.base import SessionReadError
 
@@ -40,7 +40,7 @@ class Work:
     source: Found
     title: str
     scope: str
-    role: str  # user | agent: who said the blocks (the staging files' provenance)
+    role: str  # user | agent | injected (third-party text): who said the blocks (the provenance)
     chunk: Chunk
     pieces: tuple[Piece, ...]
 
@@ -105,14 +105,23 @@ def plan(found: list[Found], ledger: Ledger, budget: int, root: Path) -> Plan:
             else:
                 doc.new.append(piece)
                 runs[-1].append((piece, count))
-        out.work += [w for run in runs if run for w in _chunked(source, doc.scope, run, budget)]
+        role = _role(source, root)
+        out.work += [w for run in runs if run for w in _chunked(source, doc.scope, run, budget, role)]
     return out
 
 
-def _chunked(source: Found, scope: str, run: list[tuple[Piece, int]], budget: int) -> list[Work]:
+def _role(source: Found, root: Path) -> str:
+    """Who said a document's blocks: the agent for its own memory; for a file people keep, the user,
+    unless it is third-party text (a vendored folder, a git submodule): `injected`, as the
+    AGENTS.md an agent's harness puts before it, which the trust rules never take as the user's."""
+    if KINDS[source.kind].author == AGENT:
+        return "agent"
+    return "injected" if vendored(source, root) else "user"
+
+
+def _chunked(source: Found, scope: str, run: list[tuple[Piece, int]], budget: int, role: str) -> list[Work]:
     """A run of neighbouring new blocks packed by extract's chunker, in order, under the budget."""
     kind = KINDS[source.kind]
-    role = "agent" if kind.author == AGENT else "user"
     items = [Prepared(p.start, p.end, _header(p), (Part(HUMAN, p.text, estimate_tokens(p.text)),), n, role)
              for p, n in run]
     by_start = {p.start: p for p, _n in run}

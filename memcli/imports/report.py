@@ -38,7 +38,7 @@ class Tally(Counts):
             "items": self.items, "staging_files": self.files, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
             "redactions": self.plan.redactions, "failures": self.failures, "error": self.fatal,
-            "interrupted": self.interrupted,
+            "interrupted": self.interrupted, "stopped": self.stopped,
         }
 
 
@@ -87,6 +87,9 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out("next:      `memcli consolidate` folds the staged items into memory in one reviewed commit")
     if tally.fatal:
         sys.stderr.write(f"Error: {tally.fatal}\n")
+    if tally.stopped:
+        sys.stderr.write(f"Stopped: {tally.stopped}; the {s['skipped']} chunk(s) not started wait for the "
+                         "next run.\n")
     if tally.interrupted:
         sys.stderr.write(f"Interrupted: kept the {s['done']} chunk(s) already answered; the next run "
                          "imports the rest.\n")

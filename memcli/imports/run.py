@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memcli import progress
 from memcli.agents.documents.discovery import Found, discover, kind_of, name
 from memcli.agents.documents.kinds import KINDS
+from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
 from memcli.extract import pool
 from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
-from memcli.imports.ledger import Ledger
 from memcli.imports.plan import Plan, Work, plan
 from memcli.imports.report import Tally, print_dry_run, print_summary
 from memcli.llm import (
@@ -32,15 +33,18 @@ from memcli.llm import (
     LLMError,
     MissingExtra,
     RequestRefused,
+    assumed_window,
     context_tokens,
     resolve_model,
+    spend,
 )
-from memcli.provenance import role_spans
+from memcli.provenance import instruction_sentences, role_spans
 from memcli.records.models import Source
 from memcli.staging import (
     ExtractedItems,
     Provenance,
     StagingFile,
+    Untrusted,
     Usage,
     staging_id,
     staging_path,
@@ -67,7 +71,8 @@ class Result:
 
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | None = None,
-        model: str | None = None, dry_run: bool = False, as_json: bool = False) -> int:
+        model: str | None = None, dry_run: bool = False, as_json: bool = False,
+        progress_mode: str = "auto") -> int:
     found = documents(workspace, paths or [], kind)
     ledger = Ledger.open(workspace.state_dir)
     recovered = 0 if dry_run else recover(ledger, workspace.staging_dir)
@@ -78,9 +83,14 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
     tally = Tally(todo, recovered)
     if todo.work:
         gateway = Gateway.from_config(workspace, "extract", model)
-        with pool.one_interrupt():
+        shown = progress.reporter(progress_mode, "import", machine_output=as_json, phase="import",
+                                  unit="chunks", total=len(todo.work))
+        with pool.one_interrupt(), shown:
+            assumed = assumed_window(workspace, gateway.model)
+            if assumed:
+                shown.say(f"import: {assumed}")
             _import_all(todo, tally, gateway, ledger, workspace.staging_dir,
-                        workspace.config.extract.concurrency)
+                        workspace.config.extract.concurrency, shown, spend.run_budget(workspace))
     print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
@@ -146,12 +156,14 @@ def _budget(workspace: Workspace, model: str | None) -> int:
 
 
 def _import_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, staging_dir: Path,
-                workers: int) -> None:
-    gate = pool.Gate()
+                workers: int, shown: progress.Reporter, budget: spend.Budget) -> None:
+    gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=staging_dir, gate=gate)
     try:
         for result in pool.run_all(todo.work, work, workers, gate):
             tally.add(result.work, result.status, result.items, result.files, result.usage, result.error)
+            tally.stopped = gate.stopped
+            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
     except KeyboardInterrupt:  # what was answered is kept; the rest is imported next time
         gate.close()
         tally.interrupted = True
@@ -165,12 +177,14 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except InvalidOutput as exc:
+        gate.charge(exc.usage)
         return Result(w, "failed", usage=exc.usage, error=str(exc))
     except LLMError as exc:
         if isinstance(exc, RequestRefused) and exc.context_window:
             return Result(w, "failed", error=str(exc))
         gate.abort.set()  # unreachable server, rejected key: every other chunk would fail too
         return Result(w, "error", error=str(exc))
+    gate.charge(usage)
     files = _staging(w, _redacted(items), usage, gateway.model, messages[-1]["content"])
     blocks = [(p.start, p.end, p.fp) for p in w.pieces]
     with gate.writing() as allowed:
@@ -190,11 +204,16 @@ def _staging(w: Work, items: ExtractedItems, usage: CallUsage, model: str, sent:
     now = dt.datetime.now(dt.UTC)
     for n, (span, found) in enumerate(attribute.group(items, w.pieces, w.chunk.range)):
         source = Source(session_id=w.source.id, range=span)
-        said = [(p.start, p.end, w.role) for p in w.pieces if span[0] <= p.start and p.end <= span[1]]
+        pieces = [p for p in w.pieces if span[0] <= p.start and p.end <= span[1]]
+        said = [(p.start, p.end, w.role) for p in pieces]
+        # third-party text's instruction-shaped sentences, fenced as untrusted for consolidation
+        flagged = [Untrusted(entry=p.start, text=s[:400]) for p in pieces if w.role == "injected"
+                   for s in instruction_sentences(p.text)][:20]
         cost = Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                      cost_usd=usage.cost_usd) if n == 0 else Usage()
         out.append(StagingFile(
             id=staging_id(w.source.id, source, prompt.version(), model, sent + found.model_dump_json()),
             agent=w.source.kind, source=source, model=model, prompt_version=prompt.version(), created_at=now,
-            usage=cost, items=found, provenance=Provenance(roles=[tuple(r) for r in role_spans(said)])))
+            usage=cost, items=found,
+            provenance=Provenance(roles=[tuple(r) for r in role_spans(said)], untrusted=flagged)))
     return out

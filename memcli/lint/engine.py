@@ -59,7 +59,22 @@ def lint(
     files = snap.files if targets is None else sorted(targets)
     findings = _file_findings(snap, files, ctx)
     findings.extend(_workspace_findings(ctx))  # warnings there already keep to `targets`
-    return _sorted(findings)
+    return _sorted(people_wrote_it(snap.root, findings))
+
+
+def people_wrote_it(root, findings: list[Finding]) -> list[Finding]:
+    """`findings` less the trust gate's on lines a person wrote (memcli.git.authorship): git is
+    asked only about the lines it flagged, so a clean workspace runs no git."""
+    flagged: dict[str, set[int]] = {}
+    for f in findings:
+        if f.code == "agent-directive" and f.line:
+            flagged.setdefault(f.path, set()).add(f.line)
+    if not flagged:
+        return findings
+    from memcli.git.authorship import memcli_written  # here: only a flagged record asks git
+
+    memcli = {path: memcli_written(root, path, lines) for path, lines in flagged.items()}
+    return [f for f in findings if f.code != "agent-directive" or (f.line or 0) in memcli.get(f.path, {0})]
 
 
 def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None = None) -> list[Finding]:

@@ -21,6 +21,7 @@ from memcli.lint.rules.similar import SimilarSlugs
 from memcli.lint.rules.size import DescriptionTooLong, LowValueLarge, SourcesOverflow, TooLarge
 from memcli.lint.rules.skills import SkillInvalid, SkillNameTaken, SkillUnfit
 from memcli.lint.rules.tool import SlugExists, SourceNotProvided, WorkflowReadonly
+from memcli.lint.rules.trust import AgentDirective, InvisibleText
 
 RULES: tuple[Rule, ...] = (
     # errors
@@ -43,6 +44,8 @@ RULES: tuple[Rule, ...] = (
     UnknownSlugReference(),
     DecisionLedger(),
     SkillInvalid(),
+    AgentDirective(),
+    InvisibleText(),
     # warnings
     LowValueLarge(),
     SourcesOverflow(),

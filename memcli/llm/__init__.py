@@ -1,12 +1,14 @@
 """The LLM gateway: every model call memcli makes goes through this package.
 
     memcli.llm.gateway     Gateway: chat and structured calls, retries, output modes, the call log
+    memcli.llm.agentmodel  AgentGateway: a coding agent as the model (`agent/claude-code` ...), no litellm
     memcli.llm.endpoint    which model a step uses and where it is reached (model, base URL, timeout):
                            one place for the pipeline's models and search's embedding model
     memcli.llm.models      what memcli knows of a model: its context window, prompt estimates
     memcli.llm.embeddings  embedding calls
     memcli.llm.library     litellm, loaded on demand (and in the background by `preload`)
     memcli.llm.errors      what can go wrong; memcli.llm.usage: what a call gives back
+    memcli.llm.spend       what the logged calls spent, and the budget (memory.budget) they keep to
     memcli.llm.parsing     the JSON object in an answer, and why it did not validate
 
 API (all a caller needs):
@@ -17,10 +19,11 @@ API (all a caller needs):
     usage.prompt_tokens, usage.completion_tokens, usage.cost_usd, usage.calls
 
 Model: `--model` > config `memory.extract_model` / `memory.consolidation_model` > env
-`MEMCLI_EXTRACT_MODEL` / `MEMCLI_CONSOLIDATION_MODEL`. Any litellm model string works and keys come
-from litellm's usual environment variables (`OPENAI_API_KEY`, `OPENAI_API_BASE` for any
-OpenAI-compatible server with `openai/<name>`, `ANTHROPIC_API_KEY`, `ollama/<name>` ...); config
-`memory.api_base` overrides the base URL.
+`MEMCLI_EXTRACT_MODEL` / `MEMCLI_CONSOLIDATION_MODEL` > the coding agent the user already runs
+(`agent/<name>`, endpoint.default_agent; `"none"` turns that off). Any litellm model string works
+and keys come from litellm's usual environment variables (`OPENAI_API_KEY`, `OPENAI_API_BASE` for
+any OpenAI-compatible server with `openai/<name>`, `ANTHROPIC_API_KEY`, `ollama/<name>` ...);
+config `memory.api_base` overrides the base URL.
 
 Why memcli owns the retry loop (litellm's and the OpenAI client's own retries are switched off):
 one bounded, configurable policy for 429 / 5xx / timeouts / connection errors, so tests can use
@@ -58,13 +61,15 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "gateway", "Gateway": "gateway",
+    "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "spend", "Gateway": "gateway",
     "preload": "library", "describe_invalid": "parsing", "extract_json": "parsing",
     **dict.fromkeys(("INSTALL_LINE", "ContextExceeded", "InvalidOutput", "LLMError", "MissingExtra",
                      "RequestRefused"), "errors"),
-    **dict.fromkeys(("MODEL_ENV", "Role", "resolve_model"), "endpoint"),
-    **dict.fromkeys(("ANSWER_FLOOR", "DEFAULT_CONTEXT", "answer_floor", "context_tokens", "estimate_prompt",
-                     "known_context", "takes_num_ctx"), "models"),
+    **dict.fromkeys(("MODEL_ENV", "OFF", "Choice", "Role", "choose_model", "default_agent", "resolve_model"),
+                    "endpoint"),
+    **dict.fromkeys(("AgentGateway", "RUN_ENV", "is_agent_model"), "agentmodel"),
+    **dict.fromkeys(("ANSWER_FLOOR", "DEFAULT_CONTEXT", "answer_floor", "assumed_window", "context_tokens",
+                     "estimate_prompt", "known_context", "table_context", "takes_num_ctx"), "models"),
     **dict.fromkeys(("CallUsage", "ChatTurn", "ToolCallRequest"), "usage"),
 }
 __all__ = sorted(_HOMES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import random
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from memcli.errors import ConfigError
-from memcli.llm.endpoint import Endpoint, Role
+from memcli.llm.agentmodel import AgentGateway, is_agent_model
+from memcli.llm.endpoint import Endpoint, Role, choose_model
 from memcli.llm.errors import ContextExceeded, InvalidOutput, LLMError, RequestRefused
 from memcli.llm.library import litellm, short, unreachable
 from memcli.llm.models import (
@@ -26,13 +26,13 @@ from memcli.llm.models import (
     takes_num_ctx,
 )
 from memcli.llm.parsing import describe_invalid, extract_json
+from memcli.llm.spend import RUN_LOG, log_call
 from memcli.llm.usage import CallUsage, ChatTurn, ToolCallRequest
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
 
 M = TypeVar("M", bound=BaseModel)
-RUN_LOG = "llm-calls.jsonl"
 _MODES = ("json_schema", "json_object", "prompt")
 
 
@@ -57,9 +57,15 @@ class Gateway:
             self._mode = self.structured_mode
 
     @classmethod
-    def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None) -> Gateway:
+    def from_config(cls, workspace: Workspace, role: Role = "extract", model: str | None = None,
+                    *, session_agent: str | None = None) -> Gateway | AgentGateway:
+        """The gateway to the model a step uses (memcli.llm.endpoint): a coding agent's
+        (`agent/...`, memcli.llm.agentmodel: no litellm) or a litellm model's."""
+        chosen = choose_model(workspace, role, model, session_agent=session_agent).model
+        if is_agent_model(chosen):
+            return AgentGateway.from_config(workspace, role, chosen)
         mem = workspace.config.memory
-        end = Endpoint.for_role(workspace, role, model)
+        end = Endpoint.for_role(workspace, role, chosen)
         repair = workspace.config.extract.max_retries if role == "extract" else mem.repair_attempts
         gw = cls(end.model, role, end.api_base, end.timeout_s, mem.retries, mem.backoff_s, mem.backoff_max_s,
                  repair, mem.structured_output, workspace.state_dir / RUN_LOG)
@@ -190,8 +196,10 @@ class Gateway:
                                          False) from None
                 if "missing credentials" in str(exc).lower():  # the OpenAI client's own key check
                     raise LLMError(f"model {self.model} needs an API key: {short(exc)}") from None
-                # A refused connection rarely heals within a backoff: one retry, then say so.
-                limit = min(self.retries, 1) if unreachable(exc) else self.retries
+                # A refused connection rarely heals within a backoff, and a call that timed out has
+                # already waited timeout_s (a local server still works on it): one retry, then say so.
+                once = unreachable(exc) or isinstance(exc, library.Timeout)
+                limit = min(self.retries, 1) if once else self.retries
                 if attempt >= limit:
                     raise LLMError(_give_up(self, exc, attempt + 1)) from None
                 time.sleep(self._backoff(attempt))
@@ -258,31 +266,29 @@ class Gateway:
         # What this call sent, not the gateway's current mode (a chat with tools has none; another
         # thread may have degraded the mode since this call was built).
         mode = "tools" if "tools" in params else params.get("response_format", {}).get("type", "prompt")
-        row = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "role": self.role,
-               "model": self.model, "mode": mode, "seconds": round(time.monotonic() - started, 3),
-               "ok": error is None, "error": error,
-               "prompt_tokens": usage.prompt_tokens if usage else 0,
-               "completion_tokens": usage.completion_tokens if usage else 0,
-               "cost_usd": usage.cost_usd if usage else None}
-        line = json.dumps(row, ensure_ascii=False) + "\n"
-        with self._lock:  # one write per line in append mode: concurrent calls never interleave
-            self.run_log.parent.mkdir(parents=True, exist_ok=True)
-            with self.run_log.open("a", encoding="utf-8") as fh:
-                fh.write(line)
+        log_call(self.run_log, role=self.role, model=self.model, mode=mode, started=started, usage=usage,
+                 error=error)
 
 
 def _content(response: Any) -> str:
     return response.choices[0].message.content or ""
 
 
+def _where(gw: Gateway) -> str:
+    """The URL the calls went to, as far as memcli knows it (litellm's own default otherwise)."""
+    env = "OPENAI_API_BASE" if gw.model.split("/", 1)[0] == "openai" else None
+    return gw.api_base or (env and os.environ.get(env)) or f"{gw.model.split('/', 1)[0]}'s API"
+
+
 def _give_up(gw: Gateway, exc: BaseException, tries: int) -> str:
     name = type(exc).__name__
     if unreachable(exc):
-        where = gw.api_base or os.environ.get("OPENAI_API_BASE") or "the provider"
-        return (f"cannot reach {where} for model {gw.model} after {tries} tries ({short(exc)}); "
+        return (f"cannot reach {_where(gw)} for model {gw.model} after {tries} tries ({short(exc)}); "
                 "is the server running? (memory.api_base / OPENAI_API_BASE)")
     if name == "Timeout":
-        return f"model {gw.model} timed out {tries} times (timeout {gw.timeout_s:g}s)"
+        key = "extract.timeout_s" if gw.role == "extract" else "memory.timeout_s"
+        return (f"model {gw.model} at {_where(gw)} did not answer within {gw.timeout_s:g}s, {tries} times "
+                f"(a slow or overloaded server, or a prompt too long for it; {key} sets the wait)")
     return f"model {gw.model} failed {tries} times ({name}: {short(exc)})"
 
 

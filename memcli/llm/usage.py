@@ -33,3 +33,4 @@ class ChatTurn:
     tool_calls: tuple[ToolCallRequest, ...]
     usage: CallUsage
     message: dict[str, Any]  # the assistant message, ready to append to the conversation
+

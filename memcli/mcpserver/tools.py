@@ -4,7 +4,9 @@ Each returns a `Reply`: the object a client reads as structured content (memcli.
 and the text the model reads, built by the same library code as the CLI command it mirrors:
 `search` is `memcli search --json` (its text the object as JSON), `context` is `memcli context`,
 `source` renders entries the way `memcli extract` sends them to its model (redacted, tool output
-cut). A failure the model can act on raises `ToolFailure` with a message that says what to do.
+cut). Memory and transcripts reach the model as data: each text is in a fence it cannot close,
+under a label that says so (memcli.fence.memory_fence), as the resident context is. A failure the
+model can act on raises `ToolFailure` with a message that says what to do.
 Nothing of memcli's core is imported before a tool is called: the server answers the agent's
 handshake first (docs/mcp.md, start-up).
 """
@@ -17,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli.errors import MemcliError, UsageError
+from memcli.fence import memory_fence
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH
 
 if TYPE_CHECKING:
@@ -66,7 +69,7 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
     data: SearchResult = {"query": query, "hits": hits_json(hits)}  # type: ignore[misc]
     if not hits:
         data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."
-    return Reply(_as_json(data), data)
+    return Reply(_as_json(data), data)  # JSON, as clients parse it: the hits are strings in it
 
 
 class Searcher:
@@ -148,7 +151,7 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
     except UnicodeDecodeError:
         raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
     data = _notes(ws, rel, text, why)
-    return Reply(text + _render_notes(data), data)
+    return Reply(memory_fence(text) + _render_notes(data), data)
 
 
 def _notes(ws: Workspace, rel: str, text: str, why: bool) -> ReadResult:
@@ -230,7 +233,7 @@ def source(ws: Workspace, session: str, start: int, end: int) -> Reply:
         used += len(text) + 1
     if len(out) == 1:
         out.append("(no conversation entries in these lines)")
-    return Reply("\n".join(out), data)
+    return Reply(out[0] + "\n" + memory_fence("\n".join(out[1:])), data)
 
 
 def remember(kind: str, text: str, why: str = "") -> Reply:

@@ -140,10 +140,13 @@ class UnknownSession(MemcliError):
 
 def _document(workspace, source_id: str) -> SessionInfo:
     # here: the capture hook's worker discovers sessions; every agent's discovery comes with this one
-    from memcli.agents.documents.discovery import session
+    from memcli.agents.documents.discovery import DocumentRefused, session
 
-    root, config, _state = _root_and_config(workspace)
-    info = session(source_id, root, config)
+    root, config, state = _root_and_config(workspace)
+    try:
+        info = session(source_id, root, config, state)
+    except DocumentRefused as exc:
+        raise UsageError(str(exc)) from None
     if info is None:
         raise UnknownSession(f"no document {source_id!r} on this machine (its file is not where the id "
                              "says: the workspace, or the agent's memory folder; see docs/import.md)")

@@ -5,13 +5,16 @@
   a one-line footer saying where it comes from and how to ask `memcli why <slug>`;
 - the files the dialects add (Codex's `agents/openai.yaml` for explicit use only);
 - `.gitignore` (`*`, so git ignores the folder, itself included) when skills are not committed;
-- `.memcli-skill`, the marker: memcli wrote this folder, from this record, these files. A folder
-  without it is a person's skill, which memcli never touches.
+- `.memcli-skill`, the marker: memcli wrote this folder, from this record, these files, with these
+  contents (a SHA-256 each). A folder without it is a person's skill, which memcli never touches;
+  a file whose content no longer has its hash was edited by hand: noticed, never overwritten.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,13 +56,33 @@ def skill_files(source: Source, readers: list[Target], commit: bool) -> dict[str
     out.update((name, text.encode("utf-8")) for name, text in extra.items())
     if not commit:
         out[IGNORE] = IGNORE_ALL
-    out[MARKER] = marker(source.path, sorted(out))
+    out[MARKER] = marker(source.path, out)
     return out
 
 
-def marker(source: str, files: list[str]) -> bytes:
-    return (json.dumps({"generated_by": "memcli skills sync", "source": source, "files": files})
-            + "\n").encode("utf-8")
+def marker(source: str, files: dict[str, bytes]) -> bytes:
+    hashes = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+    return (json.dumps({"generated_by": "memcli skills sync", "source": source, "files": sorted(files),
+                        "sha256": hashes}) + "\n").encode("utf-8")
+
+
+def edited(data: bytes, read: Callable[[str], bytes | None]) -> list[str]:
+    """The files a marker names whose content (`read(name)`; None: gone) is not what memcli wrote
+    (a marker from before the hashes were kept: none)."""
+    try:
+        hashes = json.loads(data).get("sha256")
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(hashes, dict):
+        return []
+    out = []
+    for name, digest in sorted(hashes.items()):
+        if not isinstance(name, str) or ".." in name.split("/") or name.startswith("/"):
+            continue
+        found = read(name)
+        if found is not None and hashlib.sha256(found).hexdigest() != digest:
+            out.append(name)
+    return out
 
 
 def read_marker(data: bytes) -> list[str] | None:

@@ -43,6 +43,10 @@ def render_text(result: Result, *, verbose: bool = True) -> str:
                      f"{kept['record']} is not written there (rename one of them)")
     for rel in result.left:
         lines.append(f"left {rel}/: it holds files memcli did not write")
+    for changed in result.edited:
+        lines.append(f"edited by hand: {changed['skill']}/ ({', '.join(changed['files'])}) is not what "
+                     "memcli wrote, so it is left as it is; edit the record instead and delete the "
+                     "folder, or remove its .memcli-skill to keep it as your own")
     for unfit in result.unfit:
         lines.append(f"not a skill: {unfit['path']}: {unfit['why']}")
     groups: dict[tuple[str, str], list[str]] = {}

@@ -69,8 +69,35 @@ def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def read_sources(files: list[tuple[str, bytes]]) -> tuple[list[Source], list[Unfit]]:
-    """The records of `files` that become skills (by slug), and those that cannot, with why."""
+def _untrusted(root: Path | None, path: str, data: bytes) -> str | None:
+    """Why the trust gate keeps a record from the agents (what `memcli lint` says as
+    agent-directive / invisible-text), or None: an invisible character whoever wrote it, text
+    aimed at agents on a line memcli wrote from anything but the user's own words."""
+    from memcli.provenance import agent_directives  # here: an unchanged skills sync reads no record
+
+    found = agent_directives(data.decode("utf-8", "replace"))
+    if not found:
+        return None
+    hidden = [d for d in found if d.what == "invisible"]
+    if hidden:
+        return f"line {hidden[0].line} holds an invisible or bidi character ({hidden[0].snippet})"
+    if root is None:
+        return f"line {found[0].line} holds text aimed at agents"
+    from memcli.git.authorship import memcli_written  # here: only a flagged record asks git
+
+    memcli = memcli_written(root, path, [d.line for d in found])
+    shown = [d for d in found if d.line in memcli]
+    if not shown:
+        return None  # a person wrote it
+    return (f"line {shown[0].line} holds text aimed at agents that memcli wrote, not from the user's "
+            f"own words ({shown[0].snippet[:60]!r}); see `memcli lint {path}`")
+
+
+def read_sources(files: list[tuple[str, bytes]],
+                 root: Path | None = None) -> tuple[list[Source], list[Unfit]]:
+    """The records of `files` that become skills (by slug), and those that cannot, with why; a
+    record the trust gate holds back is one of those (`root`: the workspace, whose git says who
+    wrote a flagged line)."""
     from memcli.records.parse import parse_record  # here: an unchanged skills sync parses no record
 
     found: dict[str, Source] = {}
@@ -82,6 +109,10 @@ def read_sources(files: list[tuple[str, bytes]]) -> tuple[list[Source], list[Unf
         rec = parse_record(path, data, kind, slug)
         if rec.model is None or not is_valid_slug(slug):
             unfit.append(Unfit(path, f"it does not pass `memcli lint {path}`"))
+            continue
+        held = _untrusted(root, path, data)
+        if held:
+            unfit.append(Unfit(path, held))
             continue
         model = rec.model
         description = one_line(model.description)

@@ -32,7 +32,6 @@ def save(state_dir: Path, data: dict[str, Any]) -> None:
     from memcli.atomicio import atomic_write_text  # here: an unchanged skills sync writes nothing
 
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path_of(state_dir), json.dumps({"version": VERSION, **data}, ensure_ascii=False))
     except OSError:
         pass  # a read-only state folder: the next sync checks every file again

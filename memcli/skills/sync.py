@@ -35,6 +35,7 @@ class Result:
     written: list[str] = field(default_factory=list)  # skill folders created or brought up to date
     removed: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)  # a person's skill with a record's name
+    edited: list[dict[str, Any]] = field(default_factory=list)  # memcli's skill edited by hand: left
     unfit: list[dict[str, str]] = field(default_factory=list)  # records that cannot become skills
     missed: list[dict[str, str]] = field(default_factory=list)  # records an agent cannot take as they are
     listings: dict[str, dict[str, Any]] = field(default_factory=dict)  # agent → what it lists
@@ -76,7 +77,7 @@ def sync(ws: Workspace, targets: list[Target], scope: list[Target] | None = None
         result = Result(**kept["report"])
         result.written, result.removed, result.unchanged = [], [], True
         return result
-    sources, unfit = read_sources(files)
+    sources, unfit = read_sources(files, root)
     result = Result(unfit=[{"path": u.path, "why": u.why} for u in unfit], dry_run=dry_run)
     desired = _desired(sources, targets, commit, result)
     plan = _plan(root, desired, sorted({f for t in scope for f in t.folders}), result)
@@ -141,6 +142,12 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
             if owned is None:  # a person's skill (or a stray file): never touched
                 if files is not None:
                     result.kept.append({"skill": rel, "record": _source_of(files)})
+                    desired[folder].pop(name)
+                continue
+            changed_by_hand = render.edited(mark or b"", lambda n, rel=rel: _read(root / rel / n))
+            if changed_by_hand:  # noticed, not overwritten: the person decides (docs/skills.md)
+                result.edited.append({"skill": rel, "files": changed_by_hand})
+                if files is not None:
                     desired[folder].pop(name)
                 continue
             if files is None:  # its record is gone, or no agent here takes it any more

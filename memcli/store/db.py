@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memcli.atomicio import make_dirs, new_file_mode
 from memcli.workspace import Workspace
 
 SCHEMA_VERSION = 9  # the search tokenizer's version is kept apart: see postings.py
@@ -64,6 +66,13 @@ def store_path(state_dir: Path, root: Path) -> Path:
     return Path(state_dir) / "search" / f"index-{digest}.sqlite"
 
 
+def _made(path: Path) -> None:
+    """The store's file, made empty (SQLite's empty database) as private as its folder before
+    SQLite opens it: SQLite itself would make it 0644 whatever the folder (memcli.atomicio)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_file_mode(path.parent)))
+
+
 def _connect(target: str, threads: bool = False) -> sqlite3.Connection:
     return sqlite3.connect(target, timeout=10, isolation_level=None, check_same_thread=not threads)
 
@@ -111,7 +120,8 @@ class Database:
         if self.db_path is None:
             return self._create(_connect(":memory:", self.threads))
         try:
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.db_path.parent)
+            _made(self.db_path)
             conn = _connect(str(self.db_path), self.threads)
         except (OSError, sqlite3.Error):
             self.db_path = None  # state folder not writable: still work, from memory
@@ -142,6 +152,7 @@ class Database:
         assert self.db_path is not None
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+        _made(self.db_path)
         return self._create(_connect(str(self.db_path), self.threads))
 
     def _create(self, conn: sqlite3.Connection) -> sqlite3.Connection:

@@ -1,4 +1,5 @@
-"""What this clone knows about shared staging, kept in the state folder (`staging-shared.json`).
+"""What this clone knows about shared staging, kept in the state folder (`staging-shared.json`;
+in a linked worktree, the main worktree's, as staging is the clone's).
 
 - `pulled`: staging id → [remote, publisher] for items pulled from a ref, so a consolidation that
   uses them knows which ref to remove them from;
@@ -35,7 +36,7 @@ class SharedState:
     @classmethod
     def load(cls, ws: Workspace) -> SharedState:
         try:
-            data = json.loads((ws.state_dir / STATE_FILE).read_text(encoding="utf-8"))
+            data = json.loads((ws.clone_state_dir / STATE_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return cls()
         if not isinstance(data, dict):
@@ -46,4 +47,4 @@ class SharedState:
 
     def save(self, ws: Workspace) -> None:
         data = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        atomic_write_text(ws.state_dir / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=1))
+        atomic_write_text(ws.clone_state_dir / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=1))

@@ -246,6 +246,18 @@ def check_trust(rel: str, before: bytes | None, data: bytes, trust: Any) -> list
     return out
 
 
+def said_by_user(rel: str, data: bytes, trust: Any) -> bool:
+    """Every Source of the record `data` would be is known to be the user's own words (user role
+    only, from this run's provenance): the trust gate lets text aimed at agents through then."""
+    loc = locate(rel)
+    meta = _parsed(rel, data).meta if loc.kind is not None else None
+    if trust is None or not isinstance(meta, dict):
+        return False
+    keys = _raw_keys([item for _, item in cited_sources(loc.kind, meta)])
+    roles = [trust.roles_of(*key) for key in keys]
+    return bool(roles) and all(r is not None and r == {"user"} for r in roles)
+
+
 WITHHELD = "[withheld: reads as an instruction to an agent]"
 _QUOTED = re.compile(r"""(?<!\w)(?:'[^'\n]{6,400}'|"[^"\n]{6,400}"|`[^`\n]{6,400}`)(?!\w)""")
 

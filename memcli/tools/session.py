@@ -12,7 +12,7 @@ from typing import Any
 
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
-from memcli.provenance import Trust
+from memcli.provenance import Trust, agent_directives
 from memcli.records.parse import parse_record
 from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
@@ -26,6 +26,7 @@ from memcli.tools.policy import (
     check_reason,
     check_trust,
     present_sources,
+    said_by_user,
     source_keys,
     withhold,
 )
@@ -59,6 +60,8 @@ class ToolSession:
             dict(usage_rates) if usage_rates else None, workspace.config.metrics.protect_rate
         )
         self._journal: list[JournalEntry] = []
+        self._created: set[str] = set()  # records this run created: still new to the rules (E16)
+        self._vouched: set[str] = set()  # records with text aimed at agents, let through: the user's
         self._refusals: list[Refusal] = []
         self._handlers: dict[str, Callable[..., ToolResult]] = {
             "memory_read": self.read,
@@ -92,6 +95,13 @@ class ToolSession:
     @property
     def journal(self) -> tuple[JournalEntry, ...]:
         return tuple(self._journal)
+
+    @property
+    def vouched(self) -> list[str]:
+        """The records whose text aimed at agents the trust gate let through because every Source
+        is the user's own words: the commit names them (memcli.git.authorship), so the Linter
+        keeps trusting them later."""
+        return sorted(self._vouched)
 
     @property
     def refusals(self) -> tuple[Refusal, ...]:
@@ -278,8 +288,12 @@ class ToolSession:
                     rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
                 )
         lint_op = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}[op]
+        created = before is None or rel in self._created
+        vouched = data is not None and said_by_user(rel, data, self._trust)
         findings = lint_change(
-            self.workspace, Change(rel, data, lint_op, allowed_sources=self._lint_sources())
+            self.workspace,
+            Change(rel, data, lint_op, allowed_sources=self._lint_sources(), created_in_run=created,
+                   vouched=vouched),
         )
         violations = [v if v.path else replace(v, path=rel) for v in violations]
         violations += [Violation.of(f) for f in findings if f.is_error]
@@ -293,6 +307,12 @@ class ToolSession:
                 atomic_write_bytes(full, data)
         except OSError as exc:
             return failure("io", f"could not write {rel}: {exc.strerror}; nothing was changed")
+        if created and data is not None:
+            self._created.add(rel)
+        if data is None or not vouched:
+            self._vouched.discard(rel)
+        elif any(d.what != "invisible" for d in agent_directives(data.decode("utf-8", "replace"))):
+            self._vouched.add(rel)
         self._journal.append(
             JournalEntry(op, rel, reason.strip(), category, size_before, size_after, self.phase)
         )

@@ -47,6 +47,7 @@ class Entry:
     # as one line per content block; Aider messages are runs of lines). None: the entry is one line.
     end: int | None = None
     thinking: str = ""  # the model's visible reasoning (Claude thinking blocks, Gemini thoughts)
+    branch: str | None = None  # the git branch checked out then, where the agent records it per entry
 
     @property
     def span(self) -> tuple[int, int]:
@@ -66,6 +67,10 @@ class SessionInfo:
     size: int = 0
     skipped: int = 0  # unknown or corrupt lines, skipped and counted
     extra: dict[str, Any] = field(default_factory=dict)
+    # The git branch (and its commit) the agent recorded for the whole session, at its start
+    # (Codex's session_meta, Copilot CLI's session.start); None where it records none.
+    branch: str | None = None
+    commit: str | None = None
 
 
 @dataclass

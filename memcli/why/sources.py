@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcli.agents.documents import is_document_id
-from memcli.agents.documents.discovery import locate, session
+from memcli.agents.documents.discovery import DocumentRefused, recorded, resolve, session
 from memcli.errors import MemcliError
 from memcli.imports.drift import note
 from memcli.provenance import role_of
@@ -84,7 +84,10 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
 
 def _changed(ws: Workspace, src: Source) -> str | None:
     """A document is edited, a transcript never: say when the cited lines changed since the import."""
-    found = locate(src.session_id, ws.root, ws.config.sessions)
+    try:
+        found = resolve(src.session_id, ws.root, ws.config.sessions, recorded(ws.state_dir, src.session_id))
+    except DocumentRefused:
+        return None
     return note(ws.state_dir, found, src.range, ws.root) if found is not None else None
 
 
@@ -92,7 +95,10 @@ def _documents(ws: Workspace, sources: list[Source]) -> dict[str, Any]:
     out = {}
     for src in sources:
         if is_document_id(src.session_id) and src.session_id not in out:
-            info = session(src.session_id, ws.root, ws.config.sessions)
+            try:
+                info = session(src.session_id, ws.root, ws.config.sessions, ws.state_dir)
+            except DocumentRefused:
+                continue  # a Source naming a file no import read here: not shown (see resolve)
             if info is not None:
                 out[src.session_id] = info
     return out

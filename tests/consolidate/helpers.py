@@ -75,14 +75,18 @@ trigger_bytes = 0
 max_iterations = {max_iterations}
 repair_turns = {repair_turns}
 coalesce_runs = {coalesce_runs}
+no_progress_turns = {no_progress_turns}
 """
 
 
 def configure(root: Path, *, retries: int = 1, timeout: float = 20, max_iterations: int = 12,
-              repair_turns: int = 1, coalesce_runs: int = 1) -> None:
+              repair_turns: int = 1, coalesce_runs: int = 1, no_progress_turns: int = 3) -> None:
+    """`no_progress_turns` 0: a test of the other bounds (turns, window), which a model getting
+    nowhere would otherwise stop first."""
     (root / "memcli.toml").write_text(
         CONFIG.format(retries=retries, timeout=timeout, max_iterations=max_iterations,
-                      repair_turns=repair_turns, coalesce_runs=coalesce_runs),
+                      repair_turns=repair_turns, coalesce_runs=coalesce_runs,
+                      no_progress_turns=no_progress_turns),
         encoding="utf-8",
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from consolidate.helpers import decision, head, make_unwritable, snapshot
+from consolidate.helpers import configure, decision, head, make_unwritable, snapshot
 from consolidate.test_run import NEW, OLD, done, replace_old, settle, write_new_decision
 from support.fake_llm import Reply, tool_call
 from support.git import git
@@ -49,6 +49,8 @@ def test_429_storm(repo_ws, fake_llm, capsys):
 
 
 def test_model_loops_past_iteration_bound(repo_ws, fake_llm, capsys):
+    configure(repo_ws, no_progress_turns=0)  # the bound on calls alone (a repeated read gets nowhere)
+    git(repo_ws, "commit", "-qam", "no no-progress stop")
     before = (snapshot(repo_ws), head(repo_ws))
     read = Reply(tool_calls=[tool_call("memory_read", {"path": "memory/summary.md"})])
     fake_llm.responder = lambda body: read
@@ -63,7 +65,8 @@ def test_invalid_records_never_fixed(repo_ws, fake_llm, capsys):
         "path": "memory/decisions/broken.md", "mode": "create",
         "content": "---\nstatus: maybe\n---\nno dates, no sources\n", "reason": "try"})])
     fake_llm.responder = lambda body: broken
-    _fails(repo_ws, capsys, "did not finish")
+    err = _fails(repo_ws, capsys, "the same invalid call 3 times: memory_write memory/decisions/broken.md: ")
+    assert fake_llm.calls == 3 and "consolidate.no_progress_turns" in err
     refusals = [m["content"] for r in fake_llm.requests for m in r["messages"] if m["role"] == "tool"]
     assert refusals and all('"ok": false' in r for r in refusals)
     _unchanged(repo_ws, before)

@@ -192,9 +192,10 @@ def test_invalid_staging_file_is_reported_and_kept(repo_ws, fake_llm, capsys):
     bad = repo_ws / "memory/_staging/broken.json"
     bad.write_text('{"version": 1, "id": "broken"')  # torn
     fake_llm.push(write_new_decision(), settle(), done())
-    assert run(Workspace.open(repo_ws), Options()) == 0
+    assert run(Workspace.open(repo_ws), Options()) == 1  # the valid file is consolidated; cron notices
     err = capsys.readouterr().err
-    assert "skipped staging file broken.json: not a valid staging file" in err
+    assert ("skipped staging file broken.json: not a valid staging file: 1 problem: the file: Invalid JSON: "
+            "EOF while parsing an object") in err
     assert bad.exists() and not (repo_ws / "memory/_staging/s1.json").exists()
     assert "broken" not in fake_llm.requests[0]["messages"][1]["content"]
 
@@ -202,7 +203,7 @@ def test_invalid_staging_file_is_reported_and_kept(repo_ws, fake_llm, capsys):
 def test_if_needed_ignores_only_invalid_staging(repo_ws, fake_llm, capsys):
     (repo_ws / "memory/_staging/s1.json").unlink()
     (repo_ws / "memory/_staging/broken.json").write_text("{")
-    assert run(Workspace.open(repo_ws), Options(if_needed=True)) == 0
+    assert run(Workspace.open(repo_ws), Options(if_needed=True)) == 1
     assert "nothing to do" in capsys.readouterr().out and fake_llm.calls == 0
 
 
@@ -223,7 +224,7 @@ def test_nothing_staged_calls_no_model_and_changes_nothing(repo_ws, fake_llm, ca
 def test_nothing_valid_staged_says_so_without_the_trigger(repo_ws, fake_llm, capsys):
     (repo_ws / "memory/_staging/s1.json").unlink()
     (repo_ws / "memory/_staging/broken.json").write_text("{")
-    assert run(Workspace.open(repo_ws), Options()) == 0
+    assert run(Workspace.open(repo_ws), Options()) == 1
     captured = capsys.readouterr()
     assert captured.out == ("consolidate: nothing to do: no valid staging items (1 staging files could not "
                             "be read; they are left in place)\n")

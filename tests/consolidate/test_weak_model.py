@@ -100,7 +100,9 @@ def test_run_out_of_turns_keeps_staging_and_changes_nothing(repo_ws, fake_llm, c
     fake_llm.responder = lambda body: Reply(content="I think everything is done now.")
     assert run(Workspace.open(repo_ws), Options()) == 1
     err = capsys.readouterr().err
-    assert "did not finish within 12 model calls" in err and "1 staging items still had no disposition" in err
+    # the disposition, then three turns of text: stopped there, not at the 12th call
+    assert ("the model answered with text only 3 times in a row, calling no tool (the run stopped after 4 "
+            "model calls") in err and fake_llm.calls == 4
     assert "staging is kept" in err
     assert snapshot(repo_ws) == before[0] and head(repo_ws) == before[1]
 

@@ -30,7 +30,7 @@ NARRATION = ("I will first look at the existing decisions about the job runner, 
 
 
 def _workspace(example_ws, max_iterations: int) -> Workspace:
-    configure(example_ws, max_iterations=max_iterations)
+    configure(example_ws, max_iterations=max_iterations, no_progress_turns=0)  # the window over many turns
     toml = example_ws / "memcli.toml"
     toml.write_text(toml.read_text().replace("context_tokens = 128000", f"context_tokens = {WINDOW}"))
     init_repo(example_ws)

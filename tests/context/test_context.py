@@ -10,11 +10,14 @@ import pytest
 from support.cli import exit_code
 
 from memcli.context import KIND_ORDER, build_context
+from memcli.fence import MEMORY_LABEL
 from memcli.tokens import EstimateCounter, get_counter
 from memcli.workspace import Workspace
 
 KINDS = ("term", "policy", "rule", "fact", "howto")
 JA = ["データベース", "移行", "手順", "テスト", "本番", "注意点", "バックアップ", "設定", "確認する", "ログ"]
+
+FENCED = MEMORY_LABEL + "\n~~~~memory\n"  # memory as data (memcli.fence.memory_fence)
 
 
 def _description(rng: random.Random, i: int) -> str:
@@ -69,7 +72,7 @@ def test_deterministic_and_ordered(big: Workspace) -> None:
     rules = [e for e in first.shown if e.kind == "rule"]
     keys = [(-(1 + int(e.slug[1:]) % 28), e.slug) for e in rules]  # (-updated day, slug)
     assert len(keys) > 10 and keys == sorted(keys)
-    assert first.text.startswith("# Shop")  # the summary comes first
+    assert first.text.startswith(FENCED + "# Shop")  # the summary comes first
     assert all(not e.slug.endswith(("000", "007")) for e in first.shown)  # model_invocation false
 
 
@@ -112,7 +115,7 @@ def test_summary_longer_than_budget_is_truncated(tmp_path: Path, write, knowledg
     knowledge(tmp_path, "one", "One entry.")
     result = build_context(Workspace.open(tmp_path), budget, counter)
     assert counter.count(result.text) <= budget
-    assert result.text.startswith("- 長い要約の行 0")
+    assert result.text.startswith(FENCED + "- 長い要約の行 0")
     assert result.summary_truncated and not result.shown
     assert "summary truncated, 1 of 1 knowledge entries cut" in result.text.splitlines()[-1]
 
@@ -122,7 +125,7 @@ def test_cli_json_and_budget_option(big: Workspace, capsys: pytest.CaptureFixtur
     data = json.loads(capsys.readouterr().out)
     assert (data["schema"], data["version"], data["budget_tokens"]) == ("memcli.context", 1, 800)
     assert data["tokens"] <= 800 and data["cut"]["knowledge"] > 0
-    assert data["text"].startswith("# Shop")
+    assert data["text"].startswith(FENCED + "# Shop")
     assert exit_code("context", "-w", str(big.root)) == 0
     assert capsys.readouterr().out.endswith("`memcli search`.)_\n")
 

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from memcli.fence import MEMORY_LABEL
+
+FENCED = MEMORY_LABEL + "\n~~~~memory\n"  # memory as data (memcli.fence.memory_fence)
+
 REPO = Path(__file__).resolve().parents[2]
 needs_cli = pytest.mark.skipif(shutil.which("memcli") is None, reason="memcli is not on PATH")
 
@@ -30,7 +34,7 @@ def test_claude_code_sessionstart_hook_prints_the_context(example_ws: Path, tmp_
     assert hook["type"] == "command"
     env = {**_env(tmp_path), "CLAUDE_PROJECT_DIR": str(example_ws)}
     done = subprocess.run(["sh", "-c", hook["command"]], env=env, capture_output=True, text=True, check=True)
-    assert done.stdout.startswith("# tasklist — project memory")
+    assert done.stdout.startswith(FENCED + "# tasklist — project memory")
     assert "- test-commands — テストの実行方法" in done.stdout
     # outside a workspace it prints nothing and does not fail the session start
     env["CLAUDE_PROJECT_DIR"] = str(tmp_path / "missing")
@@ -48,7 +52,7 @@ def test_agents_md_refresh_recipe_replaces_only_the_block(example_ws: Path, tmp_
     for _ in range(2):  # idempotent
         subprocess.run(["sh", "-c", script], cwd=example_ws, env=_env(tmp_path), check=True)
     text = agents.read_text(encoding="utf-8")
-    assert text.startswith("# Agents\n\nBefore.\n<!-- memcli:context:start -->\n# tasklist")
+    assert text.startswith("# Agents\n\nBefore.\n<!-- memcli:context:start -->\n" + FENCED + "# tasklist")
     assert text.endswith("nothing cut.)_\n<!-- memcli:context:end -->\nAfter.\n")
     assert "old" not in text and text.count("memcli:context:start") == 1
 
@@ -86,5 +90,5 @@ def test_session_start_loads_neither_the_cli_nor_the_rules(example_ws: Path) -> 
     stdin = json.dumps({"cwd": str(example_ws)}).encode()
     done = subprocess.run([sys.executable, "-c", code, "hooks", "session-start", "--agent", "claude-code"],
                           input=stdin, capture_output=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.startswith(b"# tasklist")
+    assert done.returncode == 0 and done.stdout.startswith(FENCED.encode() + b"# tasklist")
     assert done.stderr == b"[]\n"

@@ -49,10 +49,11 @@ def trust_folder(home: Path, folder: Path) -> None:
 
 
 def copilot_env(agent_env: dict[str, str], server: ScriptedServer) -> dict[str, str]:
+    # capture extracts with no model here (Copilot CLI as the model: tests/e2e/test_agent_model.py)
     return {**agent_env, "COPILOT_PROVIDER_BASE_URL": server.url + "/v1", "COPILOT_MODEL": "gpt-4.1",
             "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false", "COPILOT_CACHE_HOME": str(CACHE),
             "HTTPS_PROXY": server.url, "HTTP_PROXY": server.url, "https_proxy": server.url,
-            "http_proxy": server.url}
+            "http_proxy": server.url, "MEMCLI_EXTRACT_MODEL": "none"}
 
 
 def texts(request: Request) -> list[str]:

@@ -49,8 +49,10 @@ def user_settings(home: Path) -> None:
 
 
 def gemini_env(agent_env: dict[str, str], server: GeminiServer) -> dict[str, str]:
+    # capture extracts with no model here (Gemini CLI as the model: tests/e2e/test_agent_model.py)
     return dict(agent_env, GEMINI_API_KEY="e2e-test-key", GOOGLE_GEMINI_BASE_URL=server.url,
-                HTTPS_PROXY=server.url, HTTP_PROXY=server.url)  # anything past the base URL is logged
+                HTTPS_PROXY=server.url, HTTP_PROXY=server.url,  # anything past the base URL is logged
+                MEMCLI_EXTRACT_MODEL="none")
 
 
 def texts(request: Request) -> str:

@@ -68,8 +68,10 @@ def user_config(home: Path, server: OpenCodeServer) -> Path:
 
 def opencode_env(env: dict[str, str], root: Path, server: OpenCodeServer) -> dict[str, str]:
     proxy = {name: server.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")}
+    # capture extracts with no model here (OpenCode as the model: tests/e2e/test_agent_model.py)
     return {**env, **proxy, "PWD": str(root), "npm_config_registry": f"{server.url}/npm/",
-            "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+            "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "MEMCLI_EXTRACT_MODEL": "none"}
 
 
 def opencode_run(opencode: Path, root: Path, env: dict[str, str], server: OpenCodeServer,

@@ -50,8 +50,10 @@ def user_setup(home: Path, server: AnthropicServer) -> None:
 
 
 def pi_env(agent_env: dict[str, str], server: AnthropicServer) -> dict[str, str]:
+    # capture extracts with no model here (Pi as the model: tests/e2e/test_agent_model.py)
     return {**agent_env, "PI_OFFLINE": "1", "PI_TELEMETRY": "0", "HTTPS_PROXY": server.url,
-            "HTTP_PROXY": server.url, "https_proxy": server.url, "http_proxy": server.url}
+            "HTTP_PROXY": server.url, "https_proxy": server.url, "http_proxy": server.url,
+            "MEMCLI_EXTRACT_MODEL": "none"}
 
 
 def system_text(request: Request) -> str:

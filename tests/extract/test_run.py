@@ -222,7 +222,7 @@ def test_hanging_server_times_out(fake_llm: FakeLLM, tmp_path: Path, capsys) -> 
     path = write_jsonl(tmp_path / "s.jsonl", conversation(2))
     fake_llm.responder = lambda body: Reply(delay=30)
     assert run(ws, paths=[path]) == 1
-    assert "timed out 2 times" in capsys.readouterr().err
+    assert "did not answer within 0.3s, 2 times" in capsys.readouterr().err
 
 
 def test_concurrency_is_bounded(fake_llm: FakeLLM, tmp_path: Path) -> None:

@@ -118,12 +118,14 @@ def test_worker_without_a_model_records_a_state_not_a_failure(
     assert capture.capture(ws, SESSION_IDS["claude-code"], str(transcript)) == 0
     last = history.last(ws, "extract")
     assert last is not None and last["result"] == "waiting" and last["trigger"] == "hook"
-    assert last["note"] == "waiting for a model: set memory.extract_model"
+    assert last["note"] == ("waiting for a model: set memory.extract_model (or install and wire a "
+                            "coding agent memcli can run)")
     with pytest.raises(SystemExit) as done:
         main(["status", "-w", str(root)])
     assert done.value.code == 0
     out = capsys.readouterr().out
-    assert "extraction:         1 session(s) waiting for a model: set memory.extract_model" in out
+    assert ("extraction:         1 session(s) waiting for a model: set memory.extract_model (or "
+            "install and wire a coding agent memcli can run)") in out
     assert "why:" not in out
 
 

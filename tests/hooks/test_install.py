@@ -353,27 +353,41 @@ def test_each_agents_module_adds_its_notes_and_states(ws: Path, monkeypatch: pyt
     assert {"agent": "codex", "scope": "project", "state": "project hooks not trusted yet"} in states
 
 
-@pytest.mark.parametrize(("model", "litellm", "says"), [
-    (None, True, "waiting for a model: set memory.extract_model"),
-    (None, False, 'waiting for a model: set memory.extract_model and pip install "memcli[llm]"'),
-    ("openai/gpt-4o-mini", False, 'waiting for a model: pip install "memcli[llm]"'),
-    ("openai/gpt-4o-mini", True, None),
+SET = "set memory.extract_model (or install and wire a coding agent memcli can run)"
+STAGED = " (memcli_remember calls are staged meanwhile)"
+
+
+@pytest.mark.parametrize(("model", "litellm", "agent", "says"), [
+    (None, True, False, f"waiting for a model: {SET}{STAGED}"),
+    (None, False, False, f'waiting for a model: {SET} and pip install "memcli[llm]"{STAGED}'),
+    ("openai/gpt-4o-mini", False, False, f'waiting for a model: pip install "memcli[llm]"{STAGED}'),
+    ("openai/gpt-4o-mini", True, False, "extracting with openai/gpt-4o-mini"),
+    # Claude Code wired by this install and `claude` on PATH: it is the model, litellm or not
+    (None, False, True, "extracting with agent/claude-code (no memory.extract_model set)"),
+    ("agent/codex", False, False, "extracting with agent/codex"),
+    ("none", True, True, f'extraction off (memory.extract_model = "none"){STAGED}'),
 ])
-def test_install_says_when_capture_cannot_extract_yet(ws: Path, tmp_path: Path, model: str | None,
-                                                      litellm: bool, says: str | None) -> None:
+def test_install_says_how_capture_extracts(ws: Path, tmp_path: Path, model: str | None, litellm: bool,
+                                           agent: bool, says: str) -> None:
     """In a process where litellm cannot be found (the light install), as tests/test_llm_extra.py
-    hides it; the model from memcli.toml."""
+    hides it; the model from memcli.toml; `agent`: an executable named `claude` on PATH (never run
+    here: finding it is what the default asks)."""
     if model:
         (ws / "memcli.toml").write_text(f'[memory]\nextract_model = "{model}"\n', encoding="utf-8")
     probe = ("import sys\n" + ("" if litellm else "sys.modules['litellm'] = None\n")
              + "from memcli.cli import main\nmain(sys.argv[1:])\n")
     env = {k: v for k, v in os.environ.items() if k != "MEMCLI_EXTRACT_MODEL"}
+    if agent:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "claude").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+        (bin_dir / "claude").chmod(0o755)
+        env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     done = subprocess.run([sys.executable, "-c", probe, "hooks", "install", "-w", str(ws)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     capture = [line for line in done.stdout.splitlines() if line.startswith("capture:")]
-    assert capture == ([] if says is None else [f"capture: {says} (memcli_remember calls are staged "
-                                                "meanwhile)"])
+    assert capture == [f"capture: {says}"]
 
 
 def test_both_scopes_wired_is_warned_at_install_and_in_status(

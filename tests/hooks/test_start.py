@@ -12,6 +12,9 @@ import pytest
 from support.hook_payloads import memcli_run
 
 from memcli.agents import registry
+from memcli.fence import MEMORY_LABEL
+
+FENCED = MEMORY_LABEL + "\n~~~~memory\n"  # memory as data (memcli.fence.memory_fence)
 
 # Printed at exit by a probe process: the modules of memcli that read, find or wire agents' sessions.
 LOADED = ("import atexit, sys\n"
@@ -25,7 +28,7 @@ LOADED = ("import atexit, sys\n"
 def test_session_start_prints_the_context_in_the_agents_form(agent: str, example_ws: Path,
                                                              tmp_path: Path) -> None:
     context = memcli_run(["context"], None, example_ws).stdout.decode()
-    assert context.startswith("# tasklist — project memory")
+    assert context.startswith(FENCED + "# tasklist — project memory")
     body = json.dumps({"session_id": "s", "cwd": str(example_ws), "hook_event_name": "SessionStart",
                        "source": "startup"}).encode()
     done = memcli_run(["hooks", "session-start", "--agent", agent], body, tmp_path)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from imports.helpers import World, git
 
-from memcli.agents.documents.discovery import classify, discover, kind_of, locate, name
+from memcli.agents.documents.discovery import DocumentRefused, classify, discover, kind_of, name, resolve
 from memcli.config import SessionsConfig
 
 CONFIG = SessionsConfig()
@@ -45,7 +45,7 @@ def test_discovery_finds_every_kind_in_its_place(world: World) -> None:
     assert [i for i in found if i.startswith("codex-memory/")] == ["codex-memory/MEMORY.md"]
     assert not any(i.startswith("markdown/") or "docs/release" in i for i in found)
     for doc in found.values():  # an id names its file again, on this machine or on a clone
-        assert locate(doc.id, world.root, CONFIG) == doc
+        assert resolve(doc.id, world.root, CONFIG, {str(doc.path)}) == doc
     only = discover(world.root, CONFIG, ["windsurf-rules"])
     assert {f.id.removeprefix("windsurf-rules/") for f in only} == {
         ".windsurfrules", ".windsurf/rules/general.md", ".windsurf/rules/perf.md",
@@ -96,10 +96,14 @@ def test_a_file_named_by_path_gets_its_kind_and_id(world: World, tmp_path: Path)
     home.parent.mkdir(parents=True)
     home.write_text("- x\n", encoding="utf-8")
     found = name("markdown", home, world.root, CONFIG)
-    assert found.id == "markdown/~/notes/team.md" and locate(found.id, world.root, CONFIG) == found
+    assert found.id == "markdown/~/notes/team.md"
+    with pytest.raises(DocumentRefused, match="outside the workspace"):  # named, never shown again
+        resolve(found.id, world.root, CONFIG, {str(home)})
     elsewhere = tmp_path / "elsewhere.md"
     elsewhere.write_text("- x\n", encoding="utf-8")
     found = name("markdown", elsewhere, world.root, CONFIG)
-    assert found.id == f"markdown/{elsewhere}" and locate(found.id, world.root, CONFIG) == found
-    assert locate("markdown/no/such.md", world.root, CONFIG) is None
-    assert locate("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", world.root, CONFIG) is None
+    assert found.id == f"markdown/{elsewhere}"
+    with pytest.raises(DocumentRefused, match="outside the workspace"):
+        resolve(found.id, world.root, CONFIG, {str(elsewhere)})
+    assert resolve("markdown/no/such.md", world.root, CONFIG, set()) is None
+    assert resolve("0b8f9fe4-0dd1-41e4-a2b5-a05a4579fd35", world.root, CONFIG, set()) is None

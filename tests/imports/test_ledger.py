@@ -6,7 +6,7 @@ from pathlib import Path
 
 from imports.helpers import World, echo_blocks, staged
 
-from memcli.imports.ledger import LEDGER, Ledger, fingerprint
+from memcli.agents.documents.ledger import LEDGER, Ledger, fingerprint
 from memcli.imports.run import recover, run
 from memcli.staging import staging_path
 

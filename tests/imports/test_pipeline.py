@@ -99,8 +99,9 @@ def test_import_then_consolidate_commits_a_record_that_traces_back_to_the_file(
     assert "note: the file changed since the import (20" in out and "no longer say what was imported" in out
 
 
-def test_the_mcp_source_tool_shows_a_documents_lines(world: World) -> None:
-    """An agent checking a record's Source over MCP reads the file's block, as `memcli source` does."""
+def test_the_mcp_source_tool_shows_a_documents_lines(world: World, fake_llm: FakeLLM) -> None:
+    """An agent checking a record's Source over MCP reads the file's block, as `memcli source` does
+    (of a file `memcli import` read: tests/adversarial/test_secure_sources.py has the refusals)."""
     import os
     import sys
 
@@ -119,6 +120,8 @@ def test_the_mcp_source_tool_shows_a_documents_lines(world: World) -> None:
                     done = await client.call_tool("memcli_source", arguments)
                     return done.is_error, "\n".join(c.text for c in done.content if c.type == "text")
 
+    fake_llm.responder = echo_blocks
+    assert run(world.ws, kind="agents-md") == 0
     error, text = anyio.run(call, {"session": "agents-md/AGENTS.md", "start": 15, "end": 16})
     assert not error and "session agents-md/AGENTS.md (agents-md), entries 15-16:" in text
     assert "[15] user\n  - コミットメッセージは日本語で" in text and "[16] user\n  - 1 つの PR には" in text

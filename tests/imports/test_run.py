@@ -11,9 +11,9 @@ from support.cli import run as cli
 from support.fake_llm import FakeLLM, Reply
 
 from memcli.agents.documents import KINDS
-from memcli.agents.documents.discovery import locate
+from memcli.agents.documents.discovery import resolve
+from memcli.agents.documents.ledger import LEDGER, Ledger
 from memcli.imports import prompt
-from memcli.imports.ledger import LEDGER
 from memcli.imports.run import run
 
 
@@ -34,8 +34,9 @@ def test_every_kind_is_staged_citing_exactly_the_lines_it_came_from(world: World
     files = staged(world.root)
     assert {f.agent for f in files} == set(KINDS) - {"markdown"}
     config = world.ws.config.sessions
-    for f in files:
-        found = locate(f.source.session_id, world.root, config)
+    ledger = Ledger.open(world.ws.state_dir)
+    for f in files:  # each id names the file the import read again (its ledger), nothing else
+        found = resolve(f.source.session_id, world.root, config, ledger.paths(f.source.session_id))
         assert found is not None and found.kind == f.agent
         a, b = f.source.range
         written = _folded(plain(file_lines(found.path, a, b)))

@@ -16,7 +16,10 @@ from memcli.llm import (
     LLMError,
     RequestRefused,
     answer_floor,
+    assumed_window,
     estimate_prompt,
+    known_context,
+    table_context,
 )
 from memcli.staging import ExtractedItems
 from memcli.workspace import Workspace
@@ -36,6 +39,31 @@ def test_window_from_config_else_litellm_else_default(fake_llm: FakeLLM, tmp_pat
     assert known.context_tokens == 128_000  # litellm's local model map (no network)
     ws = _ws(tmp_path, "[memory]\ncontext_tokens = 32768\n")
     assert Gateway.from_config(ws, "extract", model="openai/gpt-4o-mini").context_tokens == 32768
+
+
+# strings people configure: a provider's own name, with and without its prefix, and ones litellm
+# does not know (a local server's name, Ollama's, whose window memcli sets itself)
+NAMED = ["openai/gpt-4o-mini", "gpt-4o-mini", "openai/gpt-4.1", "anthropic/claude-3-5-haiku-latest",
+         "claude-3-5-haiku-20241022", "gemini/gemini-1.5-flash", "mistral/mistral-large-latest",
+         "groq/llama-3.1-8b-instant", "deepseek/deepseek-chat", FAKE_MODEL, "openai/smollm2-135m",
+         "ollama/qwen2.5", "ollama_chat/llama3.2"]
+
+
+@pytest.mark.parametrize("model", NAMED)
+def test_the_table_read_as_a_file_gives_litellms_window(model: str) -> None:
+    """What a dry run cuts chunks for (no litellm import) is what the real run asks litellm."""
+    assert table_context(model) == known_context(model)
+
+
+def test_an_assumed_window_is_said_a_known_or_configured_one_is_not(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    assert assumed_window(ws, FAKE_MODEL) == (
+        f"model {FAKE_MODEL} is not in litellm's model table: assuming a context window of {DEFAULT_CONTEXT} "
+        "tokens; set memory.context_tokens to its real size")
+    assert assumed_window(ws, FAKE_MODEL, light=True) == assumed_window(ws, FAKE_MODEL)
+    assert assumed_window(ws, "ollama/qwen2.5").startswith("model ollama/qwen2.5: asking Ollama for a ")
+    assert assumed_window(ws, "openai/gpt-4o-mini") is None
+    assert assumed_window(_ws(tmp_path, "[memory]\ncontext_tokens = 4096\n"), FAKE_MODEL) is None
 
 
 def test_too_small_window_is_a_config_error(tmp_path: Path) -> None:

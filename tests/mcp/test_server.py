@@ -26,6 +26,7 @@ from support.claude_transcript import (
 
 from memcli.agents.targets import MCP_TOOLS
 from memcli.context import build_context
+from memcli.fence import MEMORY_LABEL
 from memcli.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,6 +109,15 @@ def test_lists_five_tools_with_schemas_and_annotations(ws: Path) -> None:
     assert schemas["memcli_context"]["properties"]["budget"]["default"] == 5000  # the workspace's
 
 
+def unfenced(shown: str) -> str:
+    """The text inside memcli.fence.memory_fence: the label, then a fence only the end closes."""
+    label, opening, rest = shown.split("\n", 2)
+    assert label == MEMORY_LABEL and opening.endswith("memory"), shown[:200]
+    mark = opening.removesuffix("memory")
+    assert set(mark) == {"~"} and rest.endswith(f"{mark}\n"), rest[-80:]
+    return rest[: -len(mark) - 1]
+
+
 def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
     before = tree(ws)
     _, listed, results = session_calls(ws, [
@@ -127,6 +137,9 @@ def test_each_tool_answers_like_the_cli(ws: Path, claude_home: Path) -> None:
         "memcli_search", "memcli_search", "memcli_read", "memcli_read", "memcli_read", "memcli_context",
         "memcli_context", "memcli_source", "memcli_remember"], strict=True)]
     search, decisions, by_slug, by_path, summary, context, small, source, remember = map(text, results)
+    by_slug, by_path, summary = (unfenced(t) for t in (by_slug, by_path, summary))
+    head, source = source.split("\n", 1)
+    assert head.startswith("session ") and (source := unfenced(source))
     cli = subprocess.run([sys.executable, "-m", "memcli", "search", "sqlite backup", "-n", "3", "--json"],
                          cwd=ws, env=_env(), capture_output=True, text=True, check=True)
     # the same ranking and fields as `memcli search --json`, as an object, in both renderings

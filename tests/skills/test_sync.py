@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import yaml
@@ -99,16 +100,25 @@ def test_second_sync_writes_nothing(ws: Path) -> None:
     assert stamps(ws) == before
 
 
-def test_an_edit_of_the_record_or_of_the_skill_is_brought_back_in_line(ws: Path) -> None:
+def test_an_edit_of_the_record_is_brought_in_a_hand_edit_of_the_skill_is_noticed(ws: Path) -> None:
     record = knowledge(ws, "a-fact", "A fact.", "Old body.")
     run_sync(ws, "claude-code")
     skill = ws / ".claude/skills/a-fact/SKILL.md"
     record.write_text(record.read_text().replace("Old body.", "New body."), encoding="utf-8")
     assert run_sync(ws, "claude-code").written == [".claude/skills/a-fact"]
     assert "New body." in skill.read_text()
-    skill.write_text("edited by hand\n", encoding="utf-8")
+    skill.write_text("edited by hand\n", encoding="utf-8")  # the marker's hash no longer matches
+    record.write_text(record.read_text().replace("New body.", "Newer body."), encoding="utf-8")
+    result = run_sync(ws, "claude-code")
+    assert result.written == []
+    assert result.edited == [{"skill": ".claude/skills/a-fact", "files": ["SKILL.md"]}]
+    assert skill.read_text() == "edited by hand\n"
+    record.unlink()  # nor is it removed with its record
+    assert run_sync(ws, "claude-code").removed == [] and skill.read_text() == "edited by hand\n"
+    shutil.rmtree(ws / ".claude/skills/a-fact")  # the person lets memcli have it again
+    knowledge(ws, "a-fact", "A fact.", "Newer body.")
     assert run_sync(ws, "claude-code").written == [".claude/skills/a-fact"]
-    assert "New body." in skill.read_text()
+    assert "Newer body." in skill.read_text()
 
 
 def test_a_removed_or_renamed_record_takes_its_skill_with_it(ws: Path) -> None:

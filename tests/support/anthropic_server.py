@@ -72,15 +72,23 @@ def _events(message: dict[str, Any]) -> list[tuple[str | None, Any]]:
 
 
 class AnthropicServer(ScriptedServer):
-    def __init__(self) -> None:
+    def __init__(self, tool_less_turns: bool = False) -> None:
         super().__init__()
         self.turn_times: list[float] = []  # time.monotonic() when each turn request arrived
+        # every Messages call is a turn, tools or not: an agent run with no tools at all (memcli's
+        # headless questions) and no side requests (Pi)
+        self.tool_less_turns = tool_less_turns
+
+    def is_turn(self, request: Request) -> bool:
+        if self.tool_less_turns:
+            return request.method == "POST" and request.path.split("?")[0] == "/v1/messages"
+        return is_turn(request)
 
     def model_requests(self) -> list[Request]:
-        return [r for r in self.requests if is_turn(r)]
+        return [r for r in self.requests if self.is_turn(r)]
 
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
-        if is_turn(request):
+        if self.is_turn(request):
             self.turn_times.append(time.monotonic())
         path = request.path.split("?")[0]
         body = request.body if isinstance(request.body, dict) else {}
@@ -91,7 +99,7 @@ class AnthropicServer(ScriptedServer):
             send_json(handler, {"type": "error", "error": {"type": "not_found_error",
                                                           "message": f"no {request.method} {path}"}}, 404)
             return
-        turn = self.next_turn() if is_turn(request) else Turn(text="memcli e2e")
+        turn = self.next_turn() if self.is_turn(request) else Turn(text="memcli e2e")
         blocks = _blocks(turn)
         message = _message(str(body.get("model", "claude")), blocks,
                            "tool_use" if turn.tool else "end_turn")

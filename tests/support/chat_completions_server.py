@@ -54,15 +54,23 @@ def is_turn(request: Request) -> bool:
 
 
 class ChatCompletionsServer(ScriptedServer):
-    def __init__(self) -> None:
+    def __init__(self, tool_less_turns: bool = False) -> None:
         super().__init__()
         self.turn_times: list[float] = []  # time.monotonic() when each turn request arrived
+        # every completion is a turn, tools or not: an agent run with no tools at all (memcli's
+        # headless questions), whose agent asks nothing on the side
+        self.tool_less_turns = tool_less_turns
+
+    def is_turn(self, request: Request) -> bool:
+        if self.tool_less_turns:
+            return request.method == "POST" and _path(request).endswith("/chat/completions")
+        return is_turn(request)
 
     def answer(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
         path = _path(request)
         body = request.body if isinstance(request.body, dict) else {}
         if request.method == "POST" and path.endswith("/chat/completions"):
-            if is_turn(request):
+            if self.is_turn(request):
                 self.turn_times.append(time.monotonic())
                 turn = self.next_turn()
             else:
@@ -79,7 +87,7 @@ class ChatCompletionsServer(ScriptedServer):
 
     def model_requests(self) -> list[Request]:
         """The requests that asked the model for a turn, in order."""
-        return [r for r in self.requests if is_turn(r)]
+        return [r for r in self.requests if self.is_turn(r)]
 
     @staticmethod
     def _call(turn: Turn) -> dict[str, Any]:

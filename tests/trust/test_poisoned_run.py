@@ -93,7 +93,9 @@ def test_injected_rule_never_reaches_a_commit(ws_root: Path, tmp_path: Path, fak
     assert "evil.example/setup.sh" in seen["prompt"].split("UNTRUSTED:", 1)[1]
     refused = [r for r in _results(fake_llm) if r.get("ok") is False]
     codes = [[v["code"] for v in r["violations"]] for r in refused]
-    assert codes == [["untrusted-instruction"], ["untrusted-instruction"], ["untrusted-instruction"]]
+    # the summary is what agents read at every session start: the trust gate refuses it too
+    assert codes == [["untrusted-instruction"], ["untrusted-instruction"],
+                     ["untrusted-instruction", "agent-directive"]]
     tree = subprocess.run(["git", "grep", "-il", "evil.example", "HEAD", "--", "."], cwd=ws_root,
                           capture_output=True, text=True)
     assert tree.stdout == ""  # nothing committed names the payload

@@ -6,6 +6,8 @@
                  (user scope: `~/.claude/settings.json`, `~/.claude.json`); workspace trust and
                  the project server's approval, read from its own files
 - skills.py      its Agent Skills: `disable-model-invocation`, `user-invocable`, its listing
+- headless.py    `claude -p` as memcli's model (`agent/claude-code`): a question, or a run with
+                 memcli's tools only
 
 SessionStart stdout is added to the context as is; SessionEnd ends a session (PreCompact does not).
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memcli.agents.base import TEXT, Hooks, Skills
+from memcli.agents.base import TEXT, Headless, Hooks, Skills
 
 if TYPE_CHECKING:
     from memcli.agents.parts import Parts
@@ -24,11 +26,12 @@ TITLE = "Claude Code"
 HOOKS = Hooks("claude-code", TEXT, end_events=frozenset({"SessionEnd"}))
 SKILLS = Skills((".claude/skills",), ("~/.claude/skills",))  # dialect: skills.py
 TOOL_NAMES = ("mcp__{server}__{tool}",)  # in its transcripts and in `permissions.allow`
+HEADLESS = Headless("claude", context_tokens=200_000)  # dialect: headless.py
 
 
 def load() -> Parts:
     # here: on use; the hooks' start-up paths read the facts above alone (base.py)
-    from memcli.agents.claude_code import discovery, skills, transcript, wiring
+    from memcli.agents.claude_code import discovery, headless, skills, transcript, wiring
     from memcli.agents.parts import Parts
 
-    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT)
+    return Parts(transcript.READER, discovery.DISCOVERY, wiring.WIRING, skills.DIALECT, headless.DIALECT)

@@ -16,6 +16,8 @@ Mapping (see docs/sessions.md):
   shapes, costs; the full list of 2.1.332 is NO_CONVERSATION): ignored, counted as ignored. A kind
   missing from it is counted as skipped, an unknown kind: a newer Claude Code's format change shows.
 - The title is the last `custom-title` (the user's), else `ai-title`, else the first `summary`.
+- Every line names the git branch checked out then (`gitBranch`; "HEAD" when detached): it
+  becomes the entry's `branch` (a response's: its first line's).
 - Subagent files (`agent-<id>.jsonl` beside the session, or `<session>/subagents/agent-<id>.jsonl`)
   are sessions of their own, id `<parent session>/agent-<id>`; all their entries are sidechain.
 - A fork (`--fork-session`) begins with its parent's conversation copied: those lines are read in
@@ -81,6 +83,7 @@ def session_id_for(path: Path, record_session: str | None) -> tuple[str, str | N
 def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     record_session = next((o["sessionId"] for o in head if isinstance(o.get("sessionId"), str)), None)
     cwd = next((o["cwd"] for o in head if isinstance(o.get("cwd"), str)), None)
+    branch = next((b for o in head if (b := _branch(o))), None)
     first = next((t for o in head if (t := parse_time(o.get("timestamp")))), None)
     title = _title(head)
     session_id, parent = session_id_for(path, record_session)
@@ -91,7 +94,7 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
         extra["title"] = title
     if record_session and record_session != session_id and not parent:
         extra["recorded_session_id"] = record_session
-    return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=first, extra=extra)]
+    return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=first, extra=extra, branch=branch)]
 
 
 def _title(head: list[dict[str, Any]]) -> str | None:
@@ -111,6 +114,7 @@ class _Response:
         self.message_id = msg.get("id")
         self.timestamp = parse_time(obj.get("timestamp"))
         self.sidechain = sidechain
+        self.branch = _branch(obj)
         self.texts: list[str] = []
         self.thinking: list[str] = []
         self.calls: list[ToolCall] = []
@@ -151,7 +155,13 @@ class _Response:
         final = self.final or (bool(self.texts) and not self.calls)
         return Entry(self.index, "assistant", "\n\n".join(self.texts), self.timestamp,
                      tool_calls=tuple(self.calls), sidechain=self.sidechain, final=final, tokens=tokens,
-                     end=self.end if self.end != self.index else None, thinking="\n\n".join(self.thinking))
+                     end=self.end if self.end != self.index else None, thinking="\n\n".join(self.thinking),
+                     branch=self.branch)
+
+
+def _branch(obj: dict[str, Any]) -> str | None:
+    name = obj.get("gitBranch")
+    return name if isinstance(name, str) and name and name != "HEAD" else None
 
 
 def _usage(usage: Any) -> int | None:
@@ -180,7 +190,7 @@ def _user_entry(index: int, obj: dict[str, Any], msg: dict[str, Any], sidechain:
     text = "\n\n".join(t for t in texts if t)
     if results:
         return Entry(index, "tool", text, stamp, tool_results=tuple(results), injected=True,
-                     sidechain=sidechain)
+                     sidechain=sidechain, branch=_branch(obj))
     command = _COMMAND.search(text)
     if command:
         args = _ARGS.search(text)
@@ -188,7 +198,7 @@ def _user_entry(index: int, obj: dict[str, Any], msg: dict[str, Any], sidechain:
     # isCompactSummary: the summary Claude Code writes as a user message after compacting context
     injected = (bool(obj.get("isMeta")) or bool(obj.get("isCompactSummary")) or sidechain
                 or text.lstrip().startswith(_INJECTED_PREFIXES))
-    return Entry(index, "user", text, stamp, injected=injected, sidechain=sidechain)
+    return Entry(index, "user", text, stamp, injected=injected, sidechain=sidechain, branch=_branch(obj))
 
 
 def _queued_prompt(index: int, obj: dict[str, Any], sidechain: bool) -> Entry | None:
@@ -203,7 +213,7 @@ def _queued_prompt(index: int, obj: dict[str, Any], sidechain: bool) -> Entry | 
     who = origin.get("kind") if isinstance(origin, dict) else None
     injected = bool(att.get("isMeta")) or who not in _HUMAN_ORIGINS or sidechain
     return Entry(index, "user", text, parse_time(obj.get("timestamp") or att.get("timestamp")),
-                 injected=injected, sidechain=sidechain)
+                 injected=injected, sidechain=sidechain, branch=_branch(obj))
 
 
 def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:

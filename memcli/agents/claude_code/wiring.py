@@ -159,7 +159,7 @@ def _read(path: Path) -> dict[str, Any]:
     Claude Code itself would not count what it says either)."""
     try:
         data = json.loads(blank_comments(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a 5 000-deep file reads as none
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -11,7 +11,8 @@ Every line is `{"timestamp", "type", "payload"}`. Mapping (one entry per line):
   an MCP tool's `namespace`, Codex 0.171's `mcp__<server>`, joins its name: `mcp__memcli__memcli_search`);
   `*_output` → role tool with one result, injected.
 - Codex 0.171 writes no `user_message` event: the prompt is the `response_item` user message alone.
-- `session_meta`, `turn_context`, `world_state`, `token_usage_record`, `reasoning`, the other known
+- `session_meta` describes the session (its `git`: the branch and commit at the start);
+  `session_meta`, `turn_context`, `world_state`, `token_usage_record`, `reasoning`, the other known
   `event_msg`s (agent_message duplicates the assistant message; token_count feeds the token total) are
   ignored; a `response_item` or `event_msg` type memcli does not know is counted as skipped
   (`unknown-response_item` / `unknown-event_msg`).
@@ -76,7 +77,11 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     if isinstance(meta.get("git"), dict):
         extra["git"] = meta["git"]
     cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
-    return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=first, extra=extra)]
+    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    branch, commit = (v if isinstance(v, str) and v and v != "HEAD" else None
+                      for v in (git.get("branch"), git.get("commit_hash")))
+    return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=first, extra=extra, branch=branch,
+                        commit=commit)]
 
 
 def _call(payload: dict[str, Any]) -> ToolCall:

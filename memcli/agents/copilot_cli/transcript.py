@@ -6,6 +6,7 @@ file again without the events it takes back, so the lines before the rewound poi
 numbers and those after it are new.
 
 Mapping (checked against 1.0.102, its session-events schema and the files it writes):
+- `session.start` describes the session: its `context` names the folder and the git branch.
 - `user.message` → user (its `content`, as typed; `transformedContent` is what the model got, with
   a timestamp added); injected when Copilot sent it itself (`source`: a skill, another agent,
   autopilot's continuation).
@@ -64,8 +65,11 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     title = _title(path)
     if title:
         extra["title"] = title
+    context = start.get("context") if isinstance(start.get("context"), dict) else {}
+    branch = context.get("branch") if isinstance(context.get("branch"), str) else None
     return [SessionInfo(NAME, session_id, path, cwd=started_in(start),
-                        first_time=parse_time(start.get("startTime")), extra=extra)]
+                        first_time=parse_time(start.get("startTime")), extra=extra,
+                        branch=branch if branch and branch != "HEAD" else None)]
 
 
 def _title(path: Path) -> str | None:

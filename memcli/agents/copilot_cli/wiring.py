@@ -101,7 +101,7 @@ def _worktree_of(folder: Path, git: Path) -> Path | None:
 def _read(path: Path) -> Any:
     try:
         return json.loads(blank_comments(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 

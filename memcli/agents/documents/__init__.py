@@ -15,6 +15,7 @@ resolves its kinds by name, and `memcli import` finds the files (discovery.py).
     markdown.py   a Markdown file as blocks with 1-based line spans (and its frontmatter)
     discovery.py  where each kind lives for a workspace; a document's id `<kind>/<path>`
     reader.py     the blocks as entries (redacted), for `memcli source` and `memcli why`
+    ledger.py     which blocks of which files `memcli import` read: the only files a document id names
 """
 
 from __future__ import annotations

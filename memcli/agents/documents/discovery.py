@@ -5,7 +5,9 @@ folder: the workspace root for files in the project (`agents-md/AGENTS.md`,
 `cursor-rules/.cursor/rules/testing.mdc`), the agent's memory folder for an agent's own memory
 (`claude-memory/MEMORY.md`). So a clone on another machine names the same file the same way, and
 no session id (a UUID, never holding `/`) is ever taken for one. A file outside both is named
-from the home folder (`markdown/~/notes/x.md`) or absolutely (`markdown//srv/x.md`).
+from the home folder (`markdown/~/notes/x.md`) or absolutely (`markdown//srv/x.md`); such an id
+is recorded, but never resolved again (`resolve`: only files inside the workspace or an agent's
+memory folder that the import ledger holds are shown).
 
 Checked against (docs/import.md has the list with what each location holds):
 - Claude Code 2.1.332: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`,
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,7 +36,8 @@ from typing import TYPE_CHECKING
 from memcli import git
 from memcli.agents.claude_code import discovery as claude_code
 from memcli.agents.codex import discovery as codex
-from memcli.agents.documents.kinds import KINDS
+from memcli.agents.documents.kinds import KINDS, in_vendored_folder
+from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import info_of
 from memcli.agents.gemini_cli import discovery as gemini_cli
 from memcli.agents.parts import configured
@@ -89,7 +93,7 @@ def _claude_memory(root: Path, config: SessionsConfig) -> list[Path]:
     for settings in (root / ".claude" / "settings.local.json", claude_home / "settings.json"):
         try:
             value = json.loads(settings.read_text(encoding="utf-8")).get("autoMemoryDirectory")
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             continue
         if isinstance(value, str) and value.strip():  # never the checked-in settings (Claude Code ignores it)
             found.append(Path(value).expanduser())
@@ -202,6 +206,27 @@ def name(kind: str, path: Path, root: Path, config: SessionsConfig) -> Found:
     return Found(kind, path, f"{kind}/{rel}", rel)
 
 
+def submodules(root: Path) -> list[str]:
+    """The paths of the workspace's git submodules (`.gitmodules`), root-relative POSIX."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    found = re.findall(r"(?m)^\s*path\s*=\s*(.+?)\s*$", text)
+    return [p.strip("/") for p in found if p.strip("/")]
+
+
+def vendored(found: Found, root: Path) -> bool:
+    """A document inside the workspace that is third-party text: under a vendored folder
+    (`third_party/`, `vendor/`, `node_modules/`, ...) or a git submodule, so not the user's words."""
+    path = Path(os.path.abspath(found.path))
+    try:
+        rel = path.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return False
+    return in_vendored_folder(rel) or any(rel.startswith(sub + "/") for sub in submodules(root))
+
+
 def kind_of(path: Path, root: Path, config: SessionsConfig) -> str:
     """The kind of a file given by path: from its place in the workspace or in an agent's memory
     folder; `markdown` when it is in none of them."""
@@ -219,24 +244,58 @@ def kind_of(path: Path, root: Path, config: SessionsConfig) -> str:
     return "markdown"
 
 
-def locate(source_id: str, root: Path, config: SessionsConfig) -> Found | None:
-    """The document an id names, when its file is here; None when it is no document id or absent."""
+class DocumentRefused(Exception):
+    """A document id that names no file `memcli import` read inside the workspace (or, for an
+    agent's memory, inside that memory folder); the message says why."""
+
+
+def _confined(source_id: str, rel: str) -> str:
+    """`rel` as a plain relative POSIX path, or DocumentRefused: the rules of `memcli_read`
+    (no absolute path, no `~`, no `..`, no backslash or NUL)."""
+    if "\x00" in rel or "\\" in rel:
+        raise DocumentRefused(f"document {source_id!r}: its path holds a NUL byte or a backslash")
+    if rel.startswith(("/", "~")) or (len(rel) > 1 and rel[1] == ":"):
+        raise DocumentRefused(f"document {source_id!r} names a file outside the workspace; a document "
+                              "Source names a file `memcli import` read inside it")
+    parts = PurePosixPath(rel).parts
+    if ".." in parts or not parts:
+        raise DocumentRefused(f"document {source_id!r}: its path leaves its folder ('..')")
+    return "/".join(p for p in parts if p != ".")
+
+
+def resolve(source_id: str, root: Path, config: SessionsConfig, recorded: set[str]) -> Found | None:
+    """The document an id names: a file inside its kind's base folder (the workspace for project
+    files and Markdown, the agent's memory folder for its memory), after symlinks, that `memcli
+    import` read (`recorded`: the paths the import ledger holds for the id). None when the id is
+    no document id or its file is not here; DocumentRefused when it names anything else, so a
+    Source can never make `memcli source` or `memcli_source` read `/etc/passwd` or `.env`."""
     kind, sep, rel = source_id.partition("/")
     if not sep or kind not in KINDS or not rel:
         return None
-    if rel.startswith("~/"):
-        candidates = [Path.home() / rel[2:]]
-    elif rel.startswith("/"):
-        candidates = [Path(rel)]
-    else:
-        candidates = [base / rel for base in [*bases(kind, root, config), root]]
-    for path in candidates:
-        if path.is_file():
-            return Found(kind, path, source_id, rel)
+    rel = _confined(source_id, rel)
+    known = {os.path.realpath(p) for p in recorded}
+    for base in dict.fromkeys([*bases(kind, root, config), root]):
+        real_base = os.path.realpath(base)
+        real = os.path.realpath(os.path.join(real_base, rel))
+        if os.path.commonpath([real_base, real]) != real_base:
+            raise DocumentRefused(f"document {source_id!r} goes through a link that leads out of its "
+                                  "folder; refused")
+        if not os.path.isfile(real):
+            continue
+        if real not in known:
+            raise DocumentRefused(f"document {source_id!r} is no file `memcli import` read on this "
+                                  "machine (its ledger); only imported documents can be shown")
+        return Found(kind, Path(base) / rel, source_id, rel)
     return None
 
 
-def session(source_id: str, root: Path, config: SessionsConfig) -> SessionInfo | None:
-    """The document an id names, as a session's header (what `memcli source` and `why` read)."""
-    found = locate(source_id, root, config)
+def recorded(state_dir: Path | None, source_id: str) -> set[str]:
+    """The files the import ledger of `state_dir` says `source_id` was read from."""
+    return Ledger.open(state_dir).paths(source_id) if state_dir is not None else set()
+
+
+def session(source_id: str, root: Path, config: SessionsConfig, state_dir: Path | None) -> SessionInfo | None:
+    """The document an id names, as a session's header (what `memcli source` and `why` read);
+    DocumentRefused as `resolve` says."""
+    found = resolve(source_id, root, config, recorded(state_dir, source_id))
     return info_of(found.kind, found.id, found.path) if found is not None else None

@@ -40,6 +40,17 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("markdown", "a Markdown file", USER),  # a file given by path that is none of the above
 )}
 
+# Folders of other people's code: an AGENTS.md (any document) in them is third-party text, not
+# the user's words (git submodules too: discovery.vendored reads .gitmodules).
+VENDORED = frozenset({"third_party", "third-party", "thirdparty", "vendor", "vendors", "vendored",
+                      "node_modules", "bower_components", "external", "externals", "deps", "site-packages"})
+
+
+def in_vendored_folder(rel: str) -> bool:
+    """Whether a workspace-relative path lies in a folder of third-party code (by its name)."""
+    return any(part in VENDORED for part in PurePosixPath(rel).parts[:-1])
+
+
 _SKIPPED = {"frontmatter", "heading", "rule"}  # headings are context (each block's trail), not statements
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$", re.DOTALL)
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:~/|\./|\.\./|/)?[\w.\-/]+)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from memcli.agents.documents.kinds import AGENT, KINDS
+from memcli.agents.documents.kinds import AGENT, KINDS, in_vendored_folder
 from memcli.agents.documents.markdown import Parsed, parse
 from memcli.agents.parts import Discovery, Reader
 from memcli.secrets import redact
@@ -63,9 +63,11 @@ def role(kind: str, block_kind: str) -> Role:
 def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
     doc = document(info)
     stats.lines = doc.lines
+    # a vendored folder's file is third-party text put before the agent, not the user's words
+    third_party = in_vendored_folder(info.session_id.partition("/")[2])
     for block in doc.blocks:
         yield Entry(block.start, role(info.agent, block.kind), redact(block.text)[0],
-                    end=block.end if block.end != block.start else None)
+                    end=block.end if block.end != block.start else None, injected=third_party)
 
 
 def describe(path: Path, head: object) -> list[SessionInfo]:

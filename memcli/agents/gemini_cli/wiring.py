@@ -67,7 +67,7 @@ def trust_file() -> Path:
 def _json(path: Path) -> Any:
     try:
         return json.loads(blank_comments(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 

@@ -81,7 +81,7 @@ def turned_off(path: Path, folder: Path, patterns: list[str]) -> bool:
 def _patterns(settings: Path) -> list[str]:
     try:
         listed = json.loads(settings.read_text(encoding="utf-8")).get("extensions")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return []
     return [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
 

@@ -33,6 +33,12 @@ class Change:
     op: Op
     # Sources this run was handed (session_id, start, end); None: the rule is not applied.
     allowed_sources: frozenset[tuple[str, int, int]] | None = None
+    # The file did not exist when this run began (a record it created): still new to the rules
+    # about new records (E16), whatever later calls of the same run do to it.
+    created_in_run: bool = False
+    # Every Source of the record is the user's own words (the run's provenance): the trust gate
+    # (agent-directive) lets text aimed at agents through.
+    vouched: bool = False
 
 
 @dataclass(frozen=True)

@@ -35,14 +35,15 @@ def slug_refs(body: str) -> list[str]:
 
 
 class NewKnowledgeInvoked(Rule):
-    """Tool path only: a knowledge file a memory tool creates starts with `model_invocation: false`.
+    """Tool path only: a knowledge file a memory tool creates starts with `model_invocation: false`,
+    and keeps it for the rest of the run that created it.
 
     Why: a model-invoked description is put into every agent session; whether a record earns that
     standing cost is a judgement made once it has proven useful (by a human, or a later run editing
-    the existing record), not when it is first written.
+    the existing record), not when it is first written — nor by an edit right after the create.
 
     Passing (tool path): create `knowledge/wal-checkpoints.md` with `model_invocation: false`.
-    Failing (tool path): the same with `model_invocation: true`.
+    Failing (tool path): the same with `model_invocation: true`, or an edit to `true` in that run.
     """
 
     code, alias, severity, scope = "new-knowledge-invoked", "E16", Severity.ERROR, Scope.TOOL
@@ -50,15 +51,16 @@ class NewKnowledgeInvoked(Rule):
     def check_change(self, change: Change, ctx: Context) -> Iterator[Finding]:
         if change.content is None or locate(change.path).kind is not Kind.KNOWLEDGE:
             return
-        if ctx.before is not None and ctx.before.exists(change.path):
+        if ctx.before is not None and ctx.before.exists(change.path) and not change.created_in_run:
             return
         new = ctx.snapshot.record(change.path)
         if isinstance(new.meta, dict) and new.meta.get("model_invocation") is True:
             yield self.finding(
                 change.path,
                 new.line_of("model_invocation"),
-                "new knowledge starts with model_invocation: false (it is shown to every session only "
-                "once it has proven useful)",
+                "new knowledge starts with model_invocation: false and keeps it in the run that created "
+                "it (it is shown to every session only once it has proven useful: a later run or a "
+                "person may change it)",
                 "model_invocation",
             )
 

@@ -82,6 +82,13 @@ class Ledger(AppendLog):
         with self._lock:
             return [c for c in self._chunks.values() if c.source == source and self._state[c.id] == "done"]
 
+    def paths(self, source: str) -> set[str]:
+        """The files `source` was read from by an import that staged its items (done chunks): what a
+        document id may name (discovery.resolve)."""
+        with self._lock:
+            return {c.path for c in self._chunks.values()
+                    if c.source == source and self._state[c.id] == "done"}
+
     def unfinished(self) -> list[Chunk]:
         """Chunks a killed run left pending: their staging files may be written, all or in part."""
         with self._lock:
