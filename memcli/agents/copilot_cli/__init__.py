@@ -3,8 +3,8 @@
 - transcript.py  `<copilot home>/session-state/<session id>/events.jsonl` read into entries
 - discovery.py   which of those sessions ran in the workspace (their `session.start` says where)
 - wiring.py      hooks in `.github/hooks/memcli.json`, the MCP server in `.github/mcp.json` (user
-                 scope: `~/.copilot/hooks/memcli.json`, `~/.copilot/mcp-config.json`), approvals for
-                 memcli's tools in `~/.copilot/permissions-config.json`; folder trust, read from
+                 scope: `~/.copilot/hooks/memcli.json`, `~/.copilot/mcp-config.json`), at project scope
+                 memcli's tools approved by a PreToolUse hook in the first; folder trust, read from
                  `~/.copilot/config.json`
 - skills.py      its Agent Skills: Claude Code's fields, its listing's character budget
 - headless.py    `copilot` in prompt mode as memcli's model (`agent/copilot`): a question, or a run

@@ -10,10 +10,12 @@ What is written:
   handler's stdout reaches the model when it is `{"additionalContext": ...}`;
 - the MCP server in `.github/mcp.json` (user: `~/.copilot/mcp-config.json`), a stdio server with
   all its tools. Copilot waits for it: its tools are in the first model request;
-- at project scope, approvals for memcli's tools in `~/.copilot/permissions-config.json`, filed under
-  the project's location (its git repository's root), as Copilot records "approve for this
-  location": Copilot approves read-only MCP tools by itself, but asks before `memcli_remember`
-  (which only stages what it is given, reviewed at consolidation) and refuses it under `-p`.
+- at project scope, the approval of memcli's tools in that same hooks file: a PreToolUse handler whose
+  matcher names memcli's tools alone and which answers `{"permissionDecision": "allow"}`. Copilot
+  approves read-only MCP tools by itself, but asks before `memcli_remember` (which only stages what
+  it is given, reviewed at consolidation) and refuses it under `-p`; the handler is how a project
+  approves it without anything in the user's home (`~/.copilot/permissions-config.json`, where
+  "approve for this location" goes, is the user's; an earlier memcli wrote there, this one does not).
 
 Folder trust: Copilot ignores a project's `.github/hooks` and `.github/mcp.json` (and the
 `.mcp.json` / `.claude/settings.json` hooks it also reads) until the user trusts the folder. Its
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,10 @@ from memcli.agents.targets import (
     session_start_command,
 )
 
+# a PreToolUse handler's answer that runs the tool without asking (the same text in bash and
+# PowerShell); its matcher is a regex Copilot matches whole against `<server>-<tool>`
+APPROVE = "echo '{\"permissionDecision\":\"allow\",\"permissionDecisionReason\":\"memcli\"}'"
+APPROVED_TOOLS = "|".join(f"{SERVER_NAME}-{tool}" for tool in MCP_TOOLS)
 OPTION = "copilot"  # its `--agent` (the declaration in __init__ says the same; tests hold them equal)
 TRUST_STEP = ('run `copilot` in {root} once and answer its folder-trust question with "Yes, and remember '
               'this folder for future sessions": until then Copilot CLI ignores .github/hooks and '
@@ -64,38 +69,10 @@ def config_files(scope: str, root: Path | None) -> list[ConfigFile]:
         return [ConfigFile(OPTION, home() / "hooks" / "memcli.json", "json", hooks),
                 ConfigFile(OPTION, home() / "mcp-config.json", "json", server)]
     assert root is not None
-    approvals = tuple(Entry(f"allow {tool}", ("locations", location(root), "tool_approvals"), None,
-                            {"kind": "mcp", "serverName": SERVER_NAME, "toolName": tool}, SERVER_NAME)
-                      for tool in MCP_TOOLS)
-    return [ConfigFile(OPTION, root / ".github" / "hooks" / "memcli.json", "json", hooks),
-            ConfigFile(OPTION, root / ".github" / "mcp.json", "json", server),
-            ConfigFile(OPTION, home() / "permissions-config.json", "json", approvals)]
-
-
-def location(root: Path) -> str:
-    """Where Copilot files a project's approvals: its git repository's root (a linked worktree's
-    main repository; a submodule's own folder), else the folder itself."""
-    here = root.resolve()
-    for folder in (here, *here.parents):
-        git = folder / ".git"
-        if git.is_dir():
-            return str(folder)
-        if git.is_file():
-            return str(_worktree_of(folder, git) or folder)
-    return str(here)
-
-
-def _worktree_of(folder: Path, git: Path) -> Path | None:
-    """The main repository of a linked worktree, whose `.git` file says `gitdir:
-    <main>/.git/worktrees/<name>` (a submodule's points into `.git/modules/`: None)."""
-    try:
-        found = re.match(r"gitdir:\s*(.+)", git.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return None
-    gitdir = (folder / found.group(1).strip()).resolve() if found else None
-    if gitdir is None or (gitdir.parent.name, gitdir.parent.parent.name) != ("worktrees", ".git"):
-        return None
-    return gitdir.parent.parent.parent
+    # the project approves memcli's tools itself, in its own hooks file: nothing in the home folder
+    approve = own_hook("PreToolUse", dict(_handler(APPROVE, 5), matcher=APPROVED_TOOLS), "bash", APPROVE)
+    return [ConfigFile(OPTION, root / ".github" / "hooks" / "memcli.json", "json", (*hooks, approve)),
+            ConfigFile(OPTION, root / ".github" / "mcp.json", "json", server)]
 
 
 def _read(path: Path) -> Any:

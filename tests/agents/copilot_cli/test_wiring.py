@@ -1,7 +1,7 @@
-"""`hooks install` for GitHub Copilot CLI (memcli/agents/copilot_cli/wiring.py): its own hooks file,
-the project's MCP file shared with the user's servers, approvals beside the user's own in
-~/.copilot/permissions-config.json, every byte given back at uninstall; and folder trust as memcli
-reads it from Copilot's config.json (memcli never writes it)."""
+"""`hooks install` for GitHub Copilot CLI (memcli/agents/copilot_cli/wiring.py): its own hooks file
+(with the approval of memcli's tools), the project's MCP file shared with the user's servers, every
+byte given back at uninstall, nothing written in the home folder at project scope; and folder trust
+as memcli reads it from Copilot's config.json (memcli never writes it)."""
 
 from __future__ import annotations
 
@@ -82,65 +82,70 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def test_project_install_writes_its_three_files_and_uninstall_gives_every_byte_back(ws: Path) -> None:
+APPROVE = {"type": "command", "bash": copilot.APPROVE, "powershell": copilot.APPROVE, "timeoutSec": 5,
+           "matcher": "memcli-memcli_search|memcli-memcli_read|memcli-memcli_context|memcli-memcli_source"
+                      "|memcli-memcli_remember"}
+
+
+def _files_under(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_project_install_writes_inside_the_project_only_and_uninstall_gives_every_byte_back(
+        ws: Path) -> None:
     mcp = _write(ws / ".github" / "mcp.json", MCP)
     permissions = _write(Path.home() / ".copilot" / "permissions-config.json",
                          PERMISSIONS.replace("{ws}", str(ws)))
+    home_before = _files_under(Path.home())
     assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
     hooks = _json(ws / ".github" / "hooks" / "memcli.json")
     assert hooks == {"version": 1, "hooks": {
         "SessionStart": [{"type": "command", "bash": "memcli hooks session-start --agent copilot",
                           "powershell": "memcli hooks session-start --agent copilot", "timeoutSec": 30}],
         "SessionEnd": [{"type": "command", "bash": "memcli extract --hook",
-                        "powershell": "memcli extract --hook", "timeoutSec": 10}]}}
+                        "powershell": "memcli extract --hook", "timeoutSec": 10}],
+        "PreToolUse": [APPROVE]}}
     servers = _json(mcp)["mcpServers"]
     assert servers["memcli"] == {"command": "memcli", "args": ["mcp"], "type": "stdio", "tools": ["*"]}
     assert "playwright" in servers
-    approvals = _json(permissions)["locations"]
-    assert approvals[str(ws)]["tool_approvals"] == [{"kind": "write"}] + [
-        {"kind": "mcp", "serverName": "memcli", "toolName": f"memcli_{t}"}
-        for t in ("search", "read", "context", "source", "remember")]
-    assert approvals["/home/me/src/other"]["tool_approvals"][0]["kind"] == "commands"
+    assert _files_under(Path.home()) == home_before  # the user's approvals untouched, nothing added
     assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0  # nothing more
-    assert len(_json(permissions)["locations"][str(ws)]["tool_approvals"]) == 6
+    assert _json(ws / ".github" / "hooks" / "memcli.json") == hooks
     assert exit_code("hooks", "uninstall", "--agent", "copilot", "-w", str(ws)) == 0
     assert mcp.read_text(encoding="utf-8") == MCP
     assert permissions.read_text(encoding="utf-8") == PERMISSIONS.replace("{ws}", str(ws))
     assert not (ws / ".github" / "hooks").exists()
 
 
-def test_backups_hold_the_previous_bytes_and_without_them_uninstall_still_gives_them_back(ws: Path) -> None:
-    """The surgical path (backups deleted): memcli's server member and approval records come out as
-    exactly the text they went in as."""
+@pytest.mark.parametrize("tool, approved", [
+    ("memcli-memcli_remember", True), ("memcli-memcli_search", True), ("other-memcli_remember", False),
+    ("memcli-memcli_remember2", False), ("shell", False), ("xmemcli-memcli_read", False)])
+def test_the_approval_matches_memclis_tools_alone(tool: str, approved: bool) -> None:
+    """Copilot matches a handler's matcher against the whole tool name (its changelog: "hooks with
+    matcher run only for tool names that fully match the regex")."""
+    import re
+
+    assert bool(re.fullmatch(copilot.APPROVED_TOOLS, tool)) is approved
+    assert json.loads(copilot.APPROVE.split(" ", 1)[1].strip("'")) == {
+        "permissionDecision": "allow", "permissionDecisionReason": "memcli"}
+
+
+def test_without_backups_uninstall_still_gives_the_bytes_back(ws: Path) -> None:
+    """The surgical path (backups deleted): memcli's server member comes out as exactly the text it
+    went in as, and memcli's own hooks file goes."""
     from memcli.hooks import install as inst
 
-    permissions_text = PERMISSIONS.replace("{ws}", str(ws))
     mcp = _write(ws / ".github" / "mcp.json", MCP)
-    permissions = _write(Path.home() / ".copilot" / "permissions-config.json", permissions_text)
     assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
     backups = {p.name.split("-install-", 1)[1]: p for p in inst.backup_dir().iterdir()}
-    assert backups["permissions-config.json"].read_text(encoding="utf-8") == permissions_text
+    assert sorted(backups) == ["mcp.json", "memcli.json.absent"]  # the hooks file did not exist
     assert backups["mcp.json"].read_text(encoding="utf-8") == MCP
-    assert "memcli.json.absent" in backups  # the hooks file did not exist
     for backup in backups.values():
         backup.unlink()
-    assert exit_code("hooks", "uninstall", "--agent", "copilot", "-w", str(ws)) == 0
-    assert mcp.read_text(encoding="utf-8") == MCP
-    assert permissions.read_text(encoding="utf-8") == permissions_text
-    assert not (ws / ".github" / "hooks" / "memcli.json").exists()
-
-
-def test_uninstall_after_copilot_rewrote_its_file_takes_only_memclis_approvals(ws: Path) -> None:
-    assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
-    permissions = Path.home() / ".copilot" / "permissions-config.json"
-    data = _json(permissions)
-    data["locations"][str(ws)]["tool_approvals"].insert(0, {"kind": "read"})  # the user approved more
-    permissions.write_text(json.dumps(data), encoding="utf-8")  # and Copilot wrote the file its way
     (ws / ".github" / "hooks" / "mine.json").write_text('{"version": 1, "hooks": {}}', encoding="utf-8")
     assert exit_code("hooks", "uninstall", "--agent", "copilot", "-w", str(ws)) == 0
-    assert _json(permissions) == {"locations": {str(ws): {"tool_approvals": [{"kind": "read"}]}}}
+    assert mcp.read_text(encoding="utf-8") == MCP
     assert sorted(p.name for p in (ws / ".github" / "hooks").iterdir()) == ["mine.json"]
-    assert not (ws / ".github" / "mcp.json").exists()
 
 
 def test_user_scope_needs_no_trust_and_approves_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,21 +157,6 @@ def test_user_scope_needs_no_trust_and_approves_nothing(ws: Path, capsys: pytest
     assert not (home / "permissions-config.json").exists()  # Copilot keeps approvals per project
     assert "copilot: memcli_remember asks for your approval in each project" in out
     assert "folder-trust" not in out
-
-
-def test_the_location_approvals_are_filed_under(ws: Path, tmp_path: Path) -> None:
-    assert copilot.location(ws) == str(ws.resolve())
-    (ws / "pkg").mkdir()
-    assert copilot.location(ws / "pkg") == str(ws.resolve())  # the repository's root
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    assert copilot.location(plain) == str(plain.resolve())
-    (ws / "README.md").write_text("x\n", encoding="utf-8")
-    git = ["git", "-C", str(ws), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "x"], check=True)
-    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "wt")], check=True)
-    assert copilot.location(tmp_path / "wt") == str(ws.resolve())  # a linked worktree: its main repository
 
 
 @pytest.mark.parametrize("folder, trusted", [
@@ -198,7 +188,7 @@ def test_install_names_the_trust_step_and_status_shows_it(ws: Path,
 
 def test_copilot_home_moves_its_files(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "moved"))
-    assert exit_code("hooks", "install", "--agent", "copilot", "-w", str(ws)) == 0
-    assert (tmp_path / "moved" / "permissions-config.json").exists()
+    assert exit_code("hooks", "install", "--agent", "copilot", "--scope", "user", "-w", str(ws)) == 0
+    assert (tmp_path / "moved" / "hooks" / "memcli.json").exists()
     _write(tmp_path / "moved" / "config.json", CONFIG.replace("{folder}", str(ws)))
     assert copilot.trusted(ws)
