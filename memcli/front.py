@@ -145,7 +145,7 @@ COMMANDS: tuple[Command, ...] = (
             "extract that session in the background once it is idle."),
         JSON, PROGRESS, WORKSPACE),
         help="Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."),
-    Command(("import",), "imports", "Stage what CLAUDE.md, AGENTS.md and rule files say (needs a model).", (
+    Command(("import",), "imports", "Stage what CLAUDE.md, AGENTS.md, rules say (needs a model).", (
         Opt(("paths",), "paths", Path, "Files or folders to import (default: this workspace's memory and "
             "instruction files).", many=True),
         Opt(("--from",), "kind", str, "Only this kind: claude-memory, claude-md, agents-md, gemini-md, "
@@ -179,7 +179,7 @@ COMMANDS: tuple[Command, ...] = (
             "again.", metavar="TEXT", required=True),
         WORKSPACE),
         help="Delete a proposal's branch and record why; its staging items are not proposed again."),
-    Command(("status",), "status", "The pipeline at a glance: pending sessions, staging, last runs.",
+    Command(("status",), "status", "The pipeline at a glance: pending sessions, staging, runs.",
             (JSON, WORKSPACE),
             help="The pipeline at a glance: pending sessions, staging vs trigger, lock, last "
             "extract/consolidate."),
