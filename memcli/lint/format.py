@@ -28,13 +28,19 @@ def summary_line(findings: Sequence[Finding], files: int) -> str:
     )
 
 
+def where(f: Finding) -> str:
+    """`path:line:` as the text formats print it; a finding about the whole file (JSON `"line": null`)
+    has no line to name, so none is made up."""
+    return f"{f.path}:{f.line}:" if f.line is not None else f"{f.path}:"
+
+
 def render_plain(findings: Sequence[Finding], files: int, out: TextIO) -> None:
     """`render_text` without colour, for pipes, hooks and CI logs: the same lines, and no `rich`
     import on the commit path."""
     for path, group in groupby(findings, key=lambda f: f.path):
         out.write(path + "\n")
         for f in group:
-            out.write(f"  {path}:{f.line or 1}: {f.severity} {f.code} {f.message}\n")
+            out.write(f"  {where(f)} {f.severity} {f.code} {f.message}\n")
     out.write(summary_line(findings, files) + "\n")
 
 
@@ -46,7 +52,7 @@ def render_text(findings: Sequence[Finding], files: int, console: Console) -> No
         console.print(Text(path, style="bold underline"))
         for f in group:
             line = Text("  ")
-            line.append(f"{path}:{f.line or 1}: ", style="dim")
+            line.append(f"{where(f)} ", style="dim")
             line.append(f"{f.severity} ", style="red bold" if f.is_error else "yellow bold")
             line.append(f"{f.code} ", style="cyan")
             line.append(f.message)
