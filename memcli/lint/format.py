@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from memcli import __version__
 from memcli.lint.finding import Finding
 from memcli.lint.registry import RULES
+from memcli.plural import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,10 +22,9 @@ def summary_line(findings: Sequence[Finding], files: int) -> str:
     errors = sum(f.is_error for f in findings)
     warnings = len(findings) - errors
     if not findings:
-        return f"{files} file{'s' * (files != 1)} checked: no problems"
+        return f"{plural(files, 'file')} checked: no problems"
     return (
-        f"{files} file{'s' * (files != 1)} checked: {errors} error{'s' * (errors != 1)}, "
-        f"{warnings} warning{'s' * (warnings != 1)}"
+        f"{plural(files, 'file')} checked: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
 
 
