@@ -18,38 +18,30 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from memcli.boundary import run_guarded
-
-
-# Plain classes, not dataclasses: building a dataclass costs more than this whole table, and the
-# commit hook pays every import of this module.
-class Opt:
-    """An option (or positional argument) of a route."""
-
-    __slots__ = ("key", "many", "value")
-
-    def __init__(self, key: str, value: Callable[[str], Any] | None = str, many: bool = False) -> None:
-        self.key = key  # the command function's parameter
-        self.value = value  # what a value converts to; None: a flag (no value)
-        self.many = many  # repeatable (a list), or the positional arguments left over
+from memcli.front import FLAG, find
 
 
 class Route:
-    """A command's argument shapes handled here, and the function in memcli.commands it calls."""
+    """A command of the table (memcli.front) whose hot argument shapes are parsed here: which of its
+    options (`takes`, default all), and how it runs."""
 
     __slots__ = ("args", "command", "dashdash", "guarded", "options", "plugins_off", "required", "selects",
                  "words")
 
-    def __init__(self, words: tuple[str, ...], command: str, options: dict[str, Opt] | None = None, *,
-                 args: tuple[Opt, ...] = (), required: tuple[str, ...] = (), selects: tuple[str, ...] = (),
-                 dashdash: bool = False, guarded: bool = True, plugins_off: bool = True) -> None:
+    def __init__(self, words: tuple[str, ...], takes: tuple[str, ...] | None = None, *, target: str = "",
+                 required: tuple[str, ...] = (), selects: tuple[str, ...] = (), dashdash: bool = False,
+                 guarded: bool = True, plugins_off: bool = True) -> None:
+        declared = find(words)
         self.words = words  # the command words, e.g. ("hooks", "session-start")
-        self.command = command  # memcli.commands.<module>[:<function>] (default function: run)
-        self.options = options or {}
-        self.args = args  # positional arguments, in order; a `many` one takes the rest
+        # memcli.commands.<module>[:<function>] (default function: run)
+        self.command = target or declared.target
+        self.options = {name: opt for name, opt in declared.names().items()
+                        if takes is None or opt.key in takes}
+        # positional arguments, in order; a `many` one takes the rest
+        self.args = tuple(a for a in declared.args() if takes is None or a.key in takes)
         self.required = required  # option keys that must be given (else the CLI decides)
         self.selects = selects  # required keys that only choose this route (not passed on)
         self.dashdash = dashdash  # `--` ends the options
@@ -57,29 +49,16 @@ class Route:
         self.plugins_off = plugins_off  # pydantic plugins not looked for (see `_no_pydantic_plugins`)
 
 
-WORKSPACE = {"-w": Opt("workspace", Path), "--workspace": Opt("workspace", Path)}
-FLAG = None
 ROUTES = (
-    Route(("merge-driver",), "merge_driver",
-          args=(Opt("base"), Opt("ours"), Opt("theirs"), Opt("path")), guarded=False, plugins_off=False),
-    Route(("lint",), "lint", {"--paths-only": Opt("paths_only", FLAG), **WORKSPACE},
-          args=(Opt("paths", Path, many=True),), required=("paths_only",), dashdash=True),
-    Route(("mcp",), "mcp", WORKSPACE),
-    Route(("hooks", "session-start"), "hooks:session_start",
-          {"-a": Opt("agent"), "--agent": Opt("agent"), **WORKSPACE}, guarded=False),
-    Route(("context",), "context",
-          {"--budget": Opt("budget", int), "--format": Opt("fmt"), "-f": Opt("fmt"),
-           "--json": Opt("as_json", FLAG), "--agent": Opt("agent"), "-a": Opt("agent"), **WORKSPACE}),
-    Route(("search",), "search",
-          {"--type": Opt("types", many=True), "-t": Opt("types", many=True), "--kind": Opt("kind"),
-           "--status": Opt("status"), "--include-replaced": Opt("include_replaced", FLAG),
-           "--limit": Opt("limit", int), "-n": Opt("limit", int), "--lexical": Opt("lexical", FLAG),
-           "--json": Opt("as_json", FLAG), **WORKSPACE},
-          args=(Opt("query"),)),
-    Route(("skills", "sync"), "skills:sync_run",
-          {"--agent": Opt("agents", many=True), "-a": Opt("agents", many=True),
-           "--dry-run": Opt("dry_run", FLAG), "--json": Opt("as_json", FLAG), **WORKSPACE}),
-    Route(("extract",), "extract_hook", {"--hook": Opt("hook", FLAG)}, required=("hook",), selects=("hook",),
+    Route(("merge-driver",), guarded=False, plugins_off=False),
+    Route(("lint",), ("paths", "paths_only", "workspace"), required=("paths_only",), dashdash=True),
+    Route(("mcp",), ("workspace",)),  # --relay: the CLI's (a consolidation starts it, not an agent)
+    Route(("hooks", "session-start"), guarded=False),
+    Route(("context",)),
+    Route(("search",)),
+    Route(("skills", "sync")),
+    # the hook's own module: `memcli.commands.extract` would load the extraction the worker runs later
+    Route(("extract",), ("hook",), target="extract_hook", required=("hook",), selects=("hook",),
           guarded=False, plugins_off=False),
 )
 
@@ -108,7 +87,7 @@ def parse(route: Route, args: list[str]) -> dict[str, Any] | None:
         opt = route.options.get(name)
         if opt is None or (eq and not name.startswith("--")):
             return None  # --help, `--`, an unknown option, `-n5`: the CLI parses them
-        if opt.value is None:
+        if opt.type is FLAG:
             if eq or opt.key in values:
                 return None
             values[opt.key] = True
@@ -120,14 +99,14 @@ def parse(route: Route, args: list[str]) -> dict[str, Any] | None:
             i += 1
         else:
             return None  # a missing value (or one that looks like an option): the CLI says so
-        if opt.value is int and not _integer(value):
+        if opt.type is int and not _integer(value):
             return None  # not an integer: the CLI's message
         if opt.many:
-            values.setdefault(opt.key, []).append(opt.value(value))
+            values.setdefault(opt.key, []).append(opt.type(value))
         elif opt.key in values:
             return None
         else:
-            values[opt.key] = opt.value(value)
+            values[opt.key] = opt.type(value)
     if any(key not in values for key in route.required):
         return None
     for key in route.selects:
@@ -137,9 +116,9 @@ def parse(route: Route, args: list[str]) -> dict[str, Any] | None:
     if len(positional) < len(fixed) or (not rest and len(positional) > len(fixed)):
         return None
     for spec, value in zip(fixed, positional, strict=False):
-        values[spec.key] = spec.value(value) if spec.value else value
+        values[spec.key] = spec.type(value)
     for spec in rest:
-        values[spec.key] = [spec.value(v) if spec.value else v for v in positional[len(fixed):]]
+        values[spec.key] = [spec.type(v) for v in positional[len(fixed):]]
     return values
 
 

@@ -114,3 +114,12 @@ def test_tables_off_a_terminal_are_plain_lines_with_whole_paths(example_ws: Path
     for row in rows:
         path = row[1].split(" · ")[1]
         assert (example_ws / path).is_file()  # the whole path, on the row's one line
+
+
+def test_sessions_with_none_found_points_to_what_a_pip_install_ships(tmp_path: Path, capsys,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "memory").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    code, out, _ = _main(capsys, "sessions", "-w", str(tmp_path))
+    assert code == 0 and "No sessions found" in out, out
+    assert "docs/" not in out and "--path" in out

@@ -28,7 +28,7 @@ def _parse(*words_and_args: str) -> dict | None:
     (["mcp", "--workspace=ws"], {"workspace": Path("ws")}),
     (["hooks", "session-start", "-a", "codex"], {"agent": "codex"}),
     (["merge-driver", "o", "a", "b", "memory/x.md"],
-     {"base": "o", "ours": "a", "theirs": "b", "path": "memory/x.md"}),
+     {"base": Path("o"), "ours": Path("a"), "theirs": Path("b"), "path": "memory/x.md"}),
     (["extract", "--hook"], {}),  # the flag only chooses the route
 ])
 def test_a_shape_gives_the_commands_values(argv: list[str], values: dict) -> None:

@@ -26,7 +26,7 @@ def ws(tmp_path):
 
 
 def _status(ws, capsys, as_json=False):
-    code = run(json_out=as_json, workspace=ws.root)
+    code = run(as_json=as_json, workspace=ws.root)
     out = capsys.readouterr().out
     return code, (json.loads(out) if as_json else out)
 

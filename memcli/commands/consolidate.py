@@ -11,8 +11,8 @@ from memcli.progress import check_mode
 
 
 def run(*, if_needed: bool = False, dry_run: bool = False, no_commit: bool = False, allow_dirty: bool = False,
-        model: str | None = None, keep_published: bool = False, json_out: bool = False,
+        model: str | None = None, keep_published: bool = False, as_json: bool = False,
         progress: str = "auto", workspace: Path | None = None, propose: bool = False) -> int:
-    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, json_out, keep_published,
+    opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, as_json, keep_published,
                    check_mode(progress), propose)
     return consolidate(open_workspace(workspace), opts)

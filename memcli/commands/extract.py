@@ -13,9 +13,9 @@ from memcli.sessions.query import parse_since  # one --since syntax for every co
 
 def run(paths: list[Path] | None = None, *, model: str | None = None, since: str | None = None,
         dry_run: bool = False, stale: bool = False, redo: bool = False, hook: bool = False,
-        json_out: bool = False, progress: str = "auto", workspace: Path | None = None) -> int:
+        as_json: bool = False, progress: str = "auto", workspace: Path | None = None) -> int:
     if hook:
         return extract_hook.run(workspace=workspace)
     return extract(open_workspace(workspace), paths=paths or None, since=parse_since(since), model=model,
-                   dry_run=dry_run, as_json=json_out, stale=stale, redo=redo,
+                   dry_run=dry_run, as_json=as_json, stale=stale, redo=redo,
                    progress_mode=check_mode(progress))

@@ -30,12 +30,12 @@ def uninstall(*, agent: str = "all", scope: str = "project", dry_run: bool = Fal
     return run_change("uninstall", agent, scope, _root(scope, workspace), dry_run=dry_run)
 
 
-def status(*, agent: str = "all", scope: str | None = None, json_out: bool = False,
+def status(*, agent: str = "all", scope: str | None = None, as_json: bool = False,
            workspace: Path | None = None) -> int:
     from memcli.hooks.install import run_status  # here: the session-start hook loads this module too
 
     root = open_workspace(workspace).root if workspace or scope == "project" else find_root(Path.cwd())
-    return run_status(agent, root, scope=scope, as_json=json_out)
+    return run_status(agent, root, scope=scope, as_json=as_json)
 
 
 def session_start(*, agent: str | None = None, workspace: Path | None = None) -> int:

@@ -10,7 +10,7 @@ from memcli.progress import check_mode
 
 
 def run(paths: list[Path] | None = None, *, kind: str | None = None, model: str | None = None,
-        dry_run: bool = False, json_out: bool = False, progress: str = "auto",
+        dry_run: bool = False, as_json: bool = False, progress: str = "auto",
         workspace: Path | None = None) -> int:
     return import_documents(open_workspace(workspace), paths=paths or [], kind=kind, model=model,
-                            dry_run=dry_run, as_json=json_out, progress_mode=check_mode(progress))
+                            dry_run=dry_run, as_json=as_json, progress_mode=check_mode(progress))

@@ -19,12 +19,12 @@ def _repo(ws: Workspace) -> gitops.Repo:
     return repo
 
 
-def run(*, show_all: bool = False, json_out: bool = False, workspace: Path | None = None) -> int:
+def run(*, show_all: bool = False, as_json: bool = False, workspace: Path | None = None) -> int:
     ws = open_workspace(workspace)
     found = proposals.settle(ws, _repo(ws))
     if show_all:
         found += proposals.rejected(ws)
-    if json_out:
+    if as_json:
         print(json.dumps({"proposals": [p.to_json() for p in found]}, ensure_ascii=False, indent=2))
         return EXIT_OK
     if not found:

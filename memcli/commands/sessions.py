@@ -32,7 +32,8 @@ def run(paths: list[Path] | None = None, *, since: str | None = None, show_all: 
         print(json.dumps([info_json(i) for i in infos], ensure_ascii=False, indent=2))
         return EXIT_OK
     if not infos:
-        print("No sessions found for this workspace (see docs/sessions.md for where memcli looks)."
+        print("No sessions found for this workspace: each agent's own folder was searched for "
+              "sessions started here; pass transcripts with --path (`memcli sessions --help`)."
               + (f" {hidden} empty session(s) hidden; --all lists them." if hidden else ""))
         return EXIT_OK
     table = Table(box=None, pad_edge=False)

@@ -55,10 +55,10 @@ def _budget_lines(budget: dict[str, Any]) -> list[str]:
     return lines
 
 
-def run(*, json_out: bool = False, workspace: Path | None = None) -> int:
+def run(*, as_json: bool = False, workspace: Path | None = None) -> int:
     data = collect(open_workspace(workspace))
     code = EXIT_FINDINGS if failed(data["last_extract"]) or failed(data["last_consolidate"]) else EXIT_OK
-    if json_out:
+    if as_json:
         print(json.dumps({**data, "ok": code == EXIT_OK}, ensure_ascii=False, indent=2))
     else:
         print(render(data))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memcli.commands import open_workspace
 from memcli.errors import EXIT_OK
+from memcli.plural import plural
 from memcli.why import Story, story
 
 
@@ -26,7 +27,7 @@ def render(s: Story) -> str:
     for old in s.replaces:
         lines.append(f"  replaces: {old}")
     lines.extend(f"  note: {n}" for n in s.notes)
-    lines += ["", f"History ({len(s.history)} commits, newest first):"]
+    lines += ["", f"History ({plural(len(s.history), 'commit')}, newest first):"]
     if not s.history:
         lines.append("  (none)")
     for c in s.history:

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memcli.gc.model import GcReport
+from memcli.plural import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -14,7 +15,7 @@ FORMATS = ("text", "markdown", "json")
 
 
 def nothing_line(report: GcReport) -> str:
-    return f"Nothing to report: {report.records} records checked, no GC candidates."
+    return f"Nothing to report: {plural(report.records, 'record')} checked, no GC candidates."
 
 
 def _footer(report: GcReport) -> list[str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from memcli import __version__
 from memcli.lint.finding import Finding
 from memcli.lint.registry import RULES
+from memcli.plural import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,11 +22,16 @@ def summary_line(findings: Sequence[Finding], files: int) -> str:
     errors = sum(f.is_error for f in findings)
     warnings = len(findings) - errors
     if not findings:
-        return f"{files} file{'s' * (files != 1)} checked: no problems"
+        return f"{plural(files, 'file')} checked: no problems"
     return (
-        f"{files} file{'s' * (files != 1)} checked: {errors} error{'s' * (errors != 1)}, "
-        f"{warnings} warning{'s' * (warnings != 1)}"
+        f"{plural(files, 'file')} checked: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
+
+
+def where(f: Finding) -> str:
+    """`path:line:` as the text formats print it; a finding about the whole file (JSON `"line": null`)
+    has no line to name, so none is made up."""
+    return f"{f.path}:{f.line}:" if f.line is not None else f"{f.path}:"
 
 
 def render_plain(findings: Sequence[Finding], files: int, out: TextIO) -> None:
@@ -34,7 +40,7 @@ def render_plain(findings: Sequence[Finding], files: int, out: TextIO) -> None:
     for path, group in groupby(findings, key=lambda f: f.path):
         out.write(path + "\n")
         for f in group:
-            out.write(f"  {path}:{f.line or 1}: {f.severity} {f.code} {f.message}\n")
+            out.write(f"  {where(f)} {f.severity} {f.code} {f.message}\n")
     out.write(summary_line(findings, files) + "\n")
 
 
@@ -46,7 +52,7 @@ def render_text(findings: Sequence[Finding], files: int, console: Console) -> No
         console.print(Text(path, style="bold underline"))
         for f in group:
             line = Text("  ")
-            line.append(f"{path}:{f.line or 1}: ", style="dim")
+            line.append(f"{where(f)} ", style="dim")
             line.append(f"{f.severity} ", style="red bold" if f.is_error else "yellow bold")
             line.append(f"{f.code} ", style="cyan")
             line.append(f.message)

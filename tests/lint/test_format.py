@@ -174,3 +174,12 @@ def test_plain_output_is_rich_output_without_colour() -> None:
     with_colour = io.StringIO()
     render_text(findings, 2, Console(file=with_colour, force_terminal=True, width=60, highlight=False))
     assert "\x1b[" in with_colour.getvalue()
+
+
+def test_text_and_json_agree_on_a_finding_without_a_line(tmp_path: Path, capsys) -> None:
+    root = make_workspace(tmp_path / "ws", {"memory/decisions/Bad_Slug.md": record("decision")})
+    _, out, _ = _run(capsys, "-w", str(root), "--format", "json")
+    found = [f for f in json.loads(out)["findings"] if f["path"].endswith("Bad_Slug.md")]
+    assert found and all(f["line"] is None for f in found), found
+    _, text, _ = _run(capsys, "-w", str(root), "--format", "text")
+    assert "Bad_Slug.md: " in text and "Bad_Slug.md:1:" not in text, text

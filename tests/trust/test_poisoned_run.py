@@ -209,7 +209,7 @@ def test_every_refused_call_is_in_the_run_record_the_commit_status_and_why(ws_ro
             "- dispose /etc/hostname: path\n") in body
 
     # `memcli status --json` lists them for the last run; the human status counts them
-    assert status(json_out=True, workspace=ws.root) == 0
+    assert status(as_json=True, workspace=ws.root) == 0
     last = json.loads(capsys.readouterr().out)["last_consolidate"]
     assert [(r["tool"], r["code"], r["path"]) for r in last["refusals"]] == expected
     status(workspace=ws.root)
