@@ -171,7 +171,8 @@ PASSING = [
     ("missing-field", "complete-request", {path_of("request", "r"): record("request")}),
     ("invalid-field", "utc-z-timestamp", dict([_dec("a", updated_at="2026-04-27T01:00:00Z")])),
     ("invalid-slug", "max-length-64", dict([_dec("a" * 64)])),
-    ("yaml-feature", "flow-list-and-marks-in-text", dict([_dec("a", tags="[cache, sqlite]", note='"*a* & !"')])),
+    ("yaml-feature", "flow-list-and-marks-in-text",
+     dict([_dec("a", tags="[cache, sqlite]", note='"*a* & !"')])),
     ("invalid-status", "resolved", dict([_dec("a", status="resolved")])),
     ("replaced-by-inconsistent", "replaced-with-target", dict([_replaced("a", "b"), _dec("b")])),
     (
