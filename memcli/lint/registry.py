@@ -22,6 +22,7 @@ from memcli.lint.rules.size import DescriptionTooLong, LowValueLarge, SourcesOve
 from memcli.lint.rules.skills import SkillInvalid, SkillNameTaken, SkillUnfit
 from memcli.lint.rules.tool import SlugExists, SourceNotProvided, WorkflowReadonly
 from memcli.lint.rules.trust import AgentDirective, InvisibleText
+from memcli.lint.rules.yamlfeature import YamlFeature
 
 RULES: tuple[Rule, ...] = (
     # errors
@@ -46,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     SkillInvalid(),
     AgentDirective(),
     InvisibleText(),
+    YamlFeature(),
     # warnings
     LowValueLarge(),
     SourcesOverflow(),

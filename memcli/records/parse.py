@@ -12,6 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memcli.plainyaml import REFUSED, refusal
 from memcli.records.fields import FIELD_ALIASES, FIELDS, plainly_valid
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
@@ -86,6 +87,12 @@ class ParsedRecord:
         return self.parse_error is None
 
     @property
+    def refused_yaml(self) -> bool:
+        """Whether the frontmatter was not read for YAML a record has no use for (anchors,
+        aliases, tags, merge keys, deep nesting: memcli.plainyaml): lint rule yaml-feature."""
+        return self.parse_error is not None and self.parse_error.startswith(REFUSED)
+
+    @property
     def valid(self) -> bool:
         """Whether the frontmatter validated against its kind's model (False when not validated)."""
         return self._model is not None or self._values is not None
@@ -129,6 +136,9 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
 
     from memcli.records import fastyaml
 
+    refused = refusal(front)
+    if refused is not None:  # never composed: an alias bomb or 100 000 `[` cost their size only
+        return None, {}, refused.message, refused.line + 1
     loader = loader_class()(front)
     try:
         node = loader.get_single_node()

@@ -24,19 +24,25 @@ class Unsupported(Exception):
     """A value this codec does not keep."""
 
 
-def _enc(value: Any) -> Any:
+def _enc(value: Any, seen: set[int]) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
-    if kind is dict:
+    if kind is dict or kind is list:
+        # A container met twice is an alias: kept as a tree it would cost its expanded size
+        # (9 levels of 9 aliases: 387 million values), so such a value is not kept. The readers
+        # refuse aliases before this (memcli.plainyaml); this keeps the codec linear regardless.
+        if id(value) in seen:
+            raise Unsupported
+        seen.add(id(value))
+        if kind is list:
+            return [_enc(item, seen) for item in value]
         out = {}
         for key, item in value.items():
             if type(key) not in _SCALARS:
                 raise Unsupported
-            out[key] = _enc(item)
+            out[key] = _enc(item, seen)
         return out
-    if kind is list:
-        return [_enc(item) for item in value]
     if kind is dt.datetime:
         zone = value.tzinfo
         if zone is not None and type(zone) is not dt.timezone:
@@ -69,8 +75,8 @@ def encode(loaded: tuple[Any, dict[str, int], str | None, int | None]) -> bytes 
     """The bytes of `loaded`, or None when it holds a value this codec does not keep."""
     value, lines, error, line = loaded
     try:
-        return marshal.dumps((_enc(value), lines, error, line), _VERSION)
-    except (Unsupported, ValueError, RecursionError):  # RecursionError: an anchor that holds itself
+        return marshal.dumps((_enc(value, set()), lines, error, line), _VERSION)
+    except (Unsupported, ValueError, RecursionError):  # RecursionError: nesting past Python's stack
         return None
 
 

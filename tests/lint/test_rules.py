@@ -109,6 +109,8 @@ FAILING = [
         "knowledge/k.md",
         {("invisible-text", 13)},
     ),
+    ("yaml-feature", "alias", dict([_dec("a", base="&b [x]", copy="*b")]), f"{D}/a.md",
+     {("yaml-feature", 8)}),
     (
         "low-value-large",
         "1501-chars-one-source",
@@ -169,6 +171,8 @@ PASSING = [
     ("missing-field", "complete-request", {path_of("request", "r"): record("request")}),
     ("invalid-field", "utc-z-timestamp", dict([_dec("a", updated_at="2026-04-27T01:00:00Z")])),
     ("invalid-slug", "max-length-64", dict([_dec("a" * 64)])),
+    ("yaml-feature", "flow-list-and-marks-in-text",
+     dict([_dec("a", tags="[cache, sqlite]", note='"*a* & !"')])),
     ("invalid-status", "resolved", dict([_dec("a", status="resolved")])),
     ("replaced-by-inconsistent", "replaced-with-target", dict([_replaced("a", "b"), _dec("b")])),
     (
