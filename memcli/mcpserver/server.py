@@ -1,18 +1,14 @@
-"""`memcli mcp`: the memory as Model Context Protocol tools, served over stdio with the official SDK.
+"""The memcli tools declared to the official MCP SDK: the one declaration of their names,
+descriptions, input schemas (from the functions' signatures), output schemas (memcli.mcpserver.shapes)
+and annotations.
 
-The agent starts the server in its project; it serves the workspace found from there (or
-`--workspace`). Tools read the records as they are at each call (the server keeps one search
-index, which refreshes what changed: tools.Searcher), so what consolidation commits between two
-calls is seen by the next one. Errors the model can act on come back as tool errors (`isError`)
-with a one-line fix; an unexpected exception is logged on stderr and reported to the client as a
-failed call, and the server keeps serving.
-
-Every result carries structured content, a JSON object declared as the tool's outputSchema
-(memcli.mcpserver.shapes), beside its text. Agents give a server about a second to answer
-`initialize` (docs/mcp.md): the executable comes here without Typer (memcli/lean.py), and what
-the tools need (search, context, sessions) is imported at their first call. Importing the SDK
-is most of the start-up; any of its modules imports the whole package, so the high-level
-MCPServer costs no more to load than the low-level Server. The server never imports litellm.
+`memcli mcp` does not import the SDK: its stdio front (memcli.mcpserver.stdio) answers from
+declared.json, which is what this server lists (written by `python tests/support/mcp_declared.py`;
+tests/mcp/test_lean_front.py runs both servers on the same messages and compares their answers),
+and calls the same tool functions (`stdio.calls`). Importing the SDK takes about a second, most of
+an agent's wait for memcli's tools. Every result carries structured content, a JSON object
+declared as the tool's outputSchema, beside its text; errors the model can act on come back as tool
+errors (`isError`) with a one-line fix.
 """
 
 from __future__ import annotations
@@ -29,19 +25,13 @@ from mcp.types import (
 from pydantic import Field
 
 from memcli import __version__
-from memcli.errors import EXIT_OK, MemcliError
+from memcli.errors import MemcliError
 from memcli.mcpserver import shapes, tools
+from memcli.mcpserver.catalog import INSTRUCTIONS, SERVER_NAME
+from memcli.mcpserver.stdio import calls
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
-
-SERVER_NAME = "memcli"
-INSTRUCTIONS = (
-    "Project memory kept in git by memcli: decisions, requests, knowledge and a summary. Call "
-    "memcli_context at the start of a task, memcli_search before deciding something the project may "
-    "already have decided, memcli_read to open a record, and memcli_remember when the user states a "
-    "decision, request or rule worth keeping."
-)
 
 SearchType = Literal["decision", "request", "knowledge", "summary", "workflow"]
 
@@ -51,6 +41,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
     index (the caller closes it)."""
     if searcher is None:
         searcher = tools.Searcher(ws)
+    call = calls(ws, searcher)
     server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
@@ -75,7 +66,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
             description="Only these record types (default: all).")] = [],  # noqa: B006 - never mutated
         limit: Annotated[int, Field(description="How many hits.", ge=1, le=tools.MAX_LIMIT)] = 10,
     ) -> Annotated[CallToolResult, shapes.SearchResult]:
-        return answer(searcher.search, query=query, types=types, limit=limit)
+        return answer(call["memcli_search"], query=query, types=types, limit=limit)
 
     @server.tool(description="Read one memory record (frontmatter and body) by its slug, e.g. "
                  "'sqlite-backup', or its path, e.g. 'memory/decisions/use-sqlite.md'.",
@@ -87,7 +78,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
                                    "its Sources with who said them (user, agent, tool output), who used it.")]
         = False,
     ) -> Annotated[CallToolResult, shapes.ReadResult]:
-        return answer(tools.read, ws=ws, record=record, why=why)
+        return answer(call["memcli_read"], record=record, why=why)
 
     budget_default = ws.config.context.budget_tokens
 
@@ -97,7 +88,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
     def memcli_context(
         budget: Annotated[int, Field(description="Token budget.", ge=100, le=200_000)] = budget_default,
     ) -> Annotated[CallToolResult, shapes.ContextResult]:
-        return answer(tools.context, ws=ws, budget=budget)
+        return answer(call["memcli_context"], budget=budget)
 
     @server.tool(description="Show the transcript entries a record's Source points to (session id and "
                  "entry range), redacted, to check what was actually said.",
@@ -108,7 +99,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
         start: Annotated[int, Field(description="First entry index of the range.", ge=0)],
         end: Annotated[int, Field(description="Last entry index of the range (inclusive).", ge=0)],
     ) -> Annotated[CallToolResult, shapes.SourceResult]:
-        return answer(tools.source, ws=ws, session=session, start=start, end=end)
+        return answer(call["memcli_source"], session=session, start=start, end=end)
 
     @server.tool(description="Ask to keep a decision, request or rule the user stated in project "
                  "memory; it is reviewed and filed after this session (nothing is written now).",
@@ -123,18 +114,7 @@ def build_server(ws: Workspace, searcher: tools.Searcher | None = None) -> Any:
         why: Annotated[str, Field(description="The reason given, if any.",
                                   max_length=tools.REMEMBER_TEXT_CHARS)] = "",
     ) -> Annotated[CallToolResult, shapes.RememberResult]:
-        return answer(tools.remember, kind=kind, text=text, why=why)
+        return answer(call["memcli_remember"], kind=kind, text=text, why=why)
 
     return server
 
-
-def serve(ws: Workspace) -> int:
-    """Serve `ws` over stdio until the agent closes the connection (`memcli mcp`)."""
-    searcher = tools.Searcher(ws)
-    try:
-        build_server(ws, searcher).run("stdio")
-    except* BrokenPipeError:
-        pass  # the agent closed its end first: nobody is left to answer
-    finally:
-        searcher.close()
-    return EXIT_OK
