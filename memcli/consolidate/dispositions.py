@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memcli.tools.failure import ToolFailure, answers
 from memcli.tools.paths import NoSuchRecord, PathRefused, record_path
 from memcli.tools.result import ToolResult, failure, success
 
@@ -76,6 +77,7 @@ class Ledger:
     def integrated(self) -> list[tuple[Item, Disposition]]:
         return [(self.items[i], d) for i, d in self.done.items() if d.action == "integrated"]
 
+    @answers  # the tool's boundary: `records` naming no record raises ToolFailure below
     def dispose(
         self, items: list[str], action: str, reason: str, records: list[str] | None = None
     ) -> ToolResult:
@@ -92,28 +94,26 @@ class Ledger:
         if action == "integrated" and not records:
             return failure("arguments", "integrated needs `records`: the paths of the records holding it")
         paths = self._records(records or [])
-        if isinstance(paths, ToolResult):
-            return paths
         for item_id in items:
             self.done[item_id] = Disposition(action, tuple(paths), reason.strip())
         left = len(self.missing_shown())
         return success(f"{len(items)} item(s) {action}; {left} item(s) still without a disposition")
 
-    def _records(self, named: list[str]) -> list[str] | ToolResult:
+    def _records(self, named: list[str]) -> list[str]:
         """The record paths `records` names (slug or path, memcli.tools.paths), each an existing
-        record file of the scratch workspace; else the error for the first that is not."""
+        record file of the scratch workspace; else ToolFailure for the first that is not."""
         paths: list[str] = []
         for raw in named:
             try:
                 rel = record_path(self.root, raw, write=False)
             except NoSuchRecord as exc:
-                return failure("not-found",
-                               f"records: {exc}; write the record first, then dispose of the item")
+                message = f"records: {exc}; write the record first, then dispose of the item"
+                raise ToolFailure("not-found", message) from None
             except PathRefused as exc:
-                return failure("path", f"records: {exc}", path=raw[:120])
+                raise ToolFailure("path", f"records: {exc}", path=raw[:120]) from None
             if not (self.root / rel).is_file():
-                return failure("not-found", f"no record at {rel}; write the record first, then dispose of "
-                                            "the item with its path", path=rel)
+                raise ToolFailure("not-found", f"no record at {rel}; write the record first, then "
+                                               "dispose of the item with its path", path=rel)
             paths.append(rel)
         return list(dict.fromkeys(paths))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from memcli.tools.failure import ToolFailure
+
 
 def _line_at(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
@@ -27,15 +29,15 @@ def _near(text: str, old: str) -> str:
     return f" Its first line appears on line(s) {shown}; the rest differs (whitespace, line breaks?)."
 
 
-def apply_edit(path: str, text: str, old: str, new: str, replace_all: bool) -> str | tuple[str, str]:
-    """The edited text, or (error kind, message) when old_string does not pick exactly one place."""
+def apply_edit(path: str, text: str, old: str, new: str, replace_all: bool) -> str:
+    """The edited text; ToolFailure when old_string does not pick exactly one place."""
     if old == "":
-        return ("arguments", "old_string is empty; copy the exact text to replace from memory_read")
+        raise ToolFailure("arguments", "old_string is empty; copy the exact text to replace from memory_read")
     if old == new:
-        return ("arguments", "old_string and new_string are the same; nothing would change")
+        raise ToolFailure("arguments", "old_string and new_string are the same; nothing would change")
     hits = _occurrences(text, old)
     if not hits:
-        return (
+        raise ToolFailure(
             "no-match",
             f"old_string was not found in {path}; read the file again and copy the text exactly, "
             "from inside the ~~~~ fence (without the DATA label, the fence marks or line numbers)."
@@ -43,7 +45,7 @@ def apply_edit(path: str, text: str, old: str, new: str, replace_all: bool) -> s
         )
     if len(hits) > 1 and not replace_all:
         lines = ", ".join(str(_line_at(text, i)) for i in hits)
-        return (
+        raise ToolFailure(
             "multiple-matches",
             f"old_string occurs {len(hits)} times in {path} (at lines {lines}); "
             "include more surrounding text so it matches once, or set replace_all=true",

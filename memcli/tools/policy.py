@@ -211,20 +211,20 @@ class Protection:
 _PRESCRIPTIVE_KNOWLEDGE = ("rule", "policy")
 
 
-def check_trust(rel: str, before: bytes | None, data: bytes, trust: Any) -> list[Violation]:
+def check_trust(new: ParsedRecord, before: bytes | None, data: bytes, trust: Any) -> list[Violation]:
     """Memory poisoning defence (memcli.provenance): refuse a new decision, request or rule whose
     Sources are tool output or injected text only, and any write that newly repeats an
-    instruction-shaped sentence found in tool output (or carries its URL or command)."""
+    instruction-shaped sentence found in tool output (or carries its URL or command).
+    `new` is `data` parsed (the record the write would leave)."""
 
-    loc = locate(rel)
-    if loc.kind is None:
+    rel, kind = new.path, new.kind
+    if kind is None:
         return []
-    new = _parsed(rel, data)
     out = []
-    if before is None and new.meta is not None and _prescriptive(loc.kind, new.meta):
+    if before is None and new.meta is not None and _prescriptive(kind, new.meta):
         roles: set[str] = set()
         judged = False
-        for key in _raw_keys(record_sources(loc.kind, new.meta)):
+        for key in _raw_keys(record_sources(kind, new.meta)):
             found = trust.roles_of(*key)
             if found is not None:
                 judged = True
@@ -246,14 +246,14 @@ def check_trust(rel: str, before: bytes | None, data: bytes, trust: Any) -> list
     return out
 
 
-def said_by_user(rel: str, data: bytes, trust: Any) -> bool:
-    """Every Source of the record `data` would be is known to be the user's own words (user role
-    only, from this run's provenance): the trust gate lets text aimed at agents through then."""
-    loc = locate(rel)
-    meta = _parsed(rel, data).meta if loc.kind is not None else None
-    if trust is None or not isinstance(meta, dict):
+def said_by_user(new: ParsedRecord, trust: Any) -> bool:
+    """Every Source of the record `new` (a write's parsed content) is known to be the user's own
+    words (user role only, from this run's provenance): the trust gate lets text aimed at agents
+    through then."""
+    meta = new.meta if new.kind is not None else None
+    if trust is None or new.kind is None or not isinstance(meta, dict):
         return False
-    keys = _raw_keys([item for _, item in cited_sources(loc.kind, meta)])
+    keys = _raw_keys([item for _, item in cited_sources(new.kind, meta)])
     roles = [trust.roles_of(*key) for key in keys]
     return bool(roles) and all(r is not None and r == {"user"} for r in roles)
 
@@ -281,11 +281,6 @@ def withhold(text: Any, flagged: Iterable[str] = ()) -> str:
         for payload in carried(sentence):
             line = re.sub(re.escape(payload), "[withheld]", line, flags=re.IGNORECASE)
     return WITHHELD if suspect(line) else line
-
-
-def _parsed(rel: str, data: bytes) -> ParsedRecord:
-    loc = locate(rel)
-    return parse_record(rel, data, loc.kind, loc.slug, validate=False)
 
 
 def _prescriptive(kind: Kind, meta: dict[str, Any]) -> bool:

@@ -13,10 +13,11 @@ from typing import Any
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
 from memcli.provenance import Trust, agent_directives
-from memcli.records.parse import parse_record
+from memcli.records.parse import ParsedRecord, parse_record
 from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
+from memcli.tools.failure import ToolFailure, answers
 from memcli.tools.journal import JournalEntry, JournalOp, Refusal
 from memcli.tools.paths import FOLDERS, NoSuchRecord, PathRefused, confine, record_path
 from memcli.tools.policy import (
@@ -70,17 +71,18 @@ class ToolSession:
             "memory_delete": self.delete,
             "memory_search": self.search_memory,
             "knowledge_search": self.search_knowledge,
-        }
+        }  # each answers a ToolFailure raised inside it with its result (memcli.tools.failure)
         self._added: dict[str, dict[str, Any]] = {}  # name → schema of tools the caller added
         if docs_root is not None:  # the real repository root: the tools' root may be a scratch copy
             self.add_tool(project_docs.SCHEMA, partial(project_docs.project_docs, Path(docs_root)))
 
     def add_tool(self, schema: dict[str, Any], handler: Callable[..., ToolResult]) -> None:
         """Offer one more tool (OpenAI format) through the same dispatch and argument checks, e.g.
-        consolidation's `dispose` and `finish_phase`, which are about the run, not about memory."""
+        consolidation's `dispose` and `finish_phase`, which are about the run, not about memory.
+        The handler may raise ToolFailure like the memory tools do."""
         name = schema["function"]["name"]
         self._added[name] = schema
-        self._handlers[name] = handler
+        self._handlers[name] = answers(handler)
 
     @property
     def phase(self) -> str:
@@ -160,6 +162,7 @@ class ToolSession:
 
     # -- tools ------------------------------------------------------------------------------
 
+    @answers
     def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> ToolResult:
         try:
             folder = confine(self.workspace.root, path, write=False)
@@ -168,27 +171,22 @@ class ToolSession:
         if folder in FOLDERS and (self.workspace.root / folder).is_dir():
             return list_folder(self.workspace.root, folder)
         rel = self.record(path, write=False)
-        if isinstance(rel, ToolResult):
-            return rel
         return read_record(self.workspace.root, rel, self.workspace.config.lint, start_line, end_line)
 
+    @answers
     def write(
         self, path: str, content: str, mode: str, reason: str, category: str | None = None
     ) -> ToolResult:
         if mode not in ("create", "replace"):
-            return failure("arguments", f"mode must be create or replace, not {mode!r}")
-        rel = self._target(path)
-        if isinstance(rel, ToolResult):
-            return rel
-        exists = (self.workspace.root / rel).is_file()
-        if mode == "replace" and not exists:
-            return failure("not-found", f"{rel} does not exist; use mode=create to make a new record")
+            raise ToolFailure("arguments", f"mode must be create or replace, not {mode!r}")
+        rel = self.record(path, write=True)
+        if mode == "replace" and not (self.workspace.root / rel).is_file():
+            raise ToolFailure("not-found", f"{rel} does not exist; use mode=create to make a new record")
         data = _encode(content, "content")
-        if isinstance(data, ToolResult):
-            return data
         op: JournalOp = "create" if mode == "create" else "replace"
         return self._apply("memory_write", rel, data, op, reason, category)
 
+    @answers
     def edit(
         self,
         path: str,
@@ -198,26 +196,15 @@ class ToolSession:
         category: str | None = None,
         replace_all: bool = False,
     ) -> ToolResult:
-        rel = self._target(path)
-        if isinstance(rel, ToolResult):
-            return rel
-        text = self._current_text(rel)
-        if isinstance(text, ToolResult):
-            return text
-        edited = apply_edit(rel, text, old_string, new_string, replace_all)
-        if isinstance(edited, tuple):
-            return failure(*edited)
-        data = _encode(edited, "new_string")
-        if isinstance(data, ToolResult):
-            return data
-        return self._apply("memory_edit", rel, data, "edit", reason, category)
+        rel = self.record(path, write=True)
+        edited = apply_edit(rel, self._current_text(rel), old_string, new_string, replace_all)
+        return self._apply("memory_edit", rel, _encode(edited, "new_string"), "edit", reason, category)
 
+    @answers
     def delete(self, path: str, reason: str, category: str | None = None) -> ToolResult:
-        rel = self._target(path)
-        if isinstance(rel, ToolResult):
-            return rel
+        rel = self.record(path, write=True)
         if not (self.workspace.root / rel).is_file():
-            return failure("not-found", f"{rel} does not exist; nothing to delete")
+            raise ToolFailure("not-found", f"{rel} does not exist; nothing to delete")
         return self._apply("memory_delete", rel, None, "delete", reason, category)
 
     def search_memory(
@@ -235,29 +222,28 @@ class ToolSession:
 
     # -- the shared write path --------------------------------------------------------------
 
-    def record(self, raw: Any, *, write: bool) -> str | ToolResult:
-        """The path of the record a tool argument names (memcli.tools.paths.record_path), or the
-        error result that says what is accepted; shared with the tools the caller adds (dispose)."""
+    def record(self, raw: Any, *, write: bool) -> str:
+        """The path of the record a tool argument names (memcli.tools.paths.record_path); else
+        ToolFailure with the result that says what is accepted."""
         try:
             return record_path(self.workspace.root, raw, write=write)
         except NoSuchRecord as exc:
-            return failure("not-found", str(exc))
+            raise ToolFailure("not-found", str(exc)) from None
         except PathRefused as exc:
-            return failure("path", str(exc), path=(raw if isinstance(raw, str) else repr(raw))[:120])
+            raise ToolFailure(
+                "path", str(exc), path=(raw if isinstance(raw, str) else repr(raw))[:120]
+            ) from None
 
-    def _target(self, path: Any) -> str | ToolResult:
-        return self.record(path, write=True)
-
-    def _current_text(self, rel: str) -> str | ToolResult:
+    def _current_text(self, rel: str) -> str:
         full = self.workspace.root / rel
         if not full.is_file():
-            return failure("not-found", f"{rel} does not exist; create it with memory_write mode=create")
+            raise ToolFailure("not-found", f"{rel} does not exist; create it with memory_write mode=create")
         try:
             return full.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
-            return failure(
+            raise ToolFailure(
                 "unreadable", f"{rel} is not UTF-8 text; replace it with memory_write mode=replace"
-            )
+            ) from None
 
     def _lint_sources(self) -> frozenset[tuple[str, int, int]] | None:
         if self._allowed is None:
@@ -270,26 +256,27 @@ class ToolSession:
         self, tool: str, rel: str, data: bytes | None, op: JournalOp, reason: Any, category: Any
     ) -> ToolResult:
         full = self.workspace.root / rel
+        loc = locate(rel)  # located and parsed once here; the checks below get the parsed record
         before = full.read_bytes() if full.is_file() else None
+        new = None if data is None else parse_record(rel, data, loc.kind, loc.slug)
         size_before = None if before is None else len(before.decode("utf-8", errors="replace"))
         size_after = None if data is None else len(data.decode("utf-8"))
         violations = check_reason(reason, category, self.phase)
         if data is None:
             violations += check_delete_kind(rel) + self._protection.check_delete(rel)
         else:
-            loc = locate(rel)
             if before is not None:
-                old_body, new_body = _body_chars(rel, before), _body_chars(rel, data)
-                violations += self._protection.check_shrink(rel, old_body, new_body)
-            if self._trust is not None:
-                violations += check_trust(rel, before, data, self._trust)
-            if loc.kind is Kind.KNOWLEDGE and before is None:
-                violations += check_new_knowledge(
-                    rel, parse_record(rel, data, loc.kind, loc.slug), self._candidates
+                old = parse_record(rel, before, loc.kind, loc.slug)
+                violations += self._protection.check_shrink(
+                    rel, _body_chars(old, before), _body_chars(new, data)
                 )
+            if self._trust is not None:
+                violations += check_trust(new, before, data, self._trust)
+            if loc.kind is Kind.KNOWLEDGE and before is None:
+                violations += check_new_knowledge(rel, new, self._candidates)
         lint_op = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}[op]
         created = before is None or rel in self._created
-        vouched = data is not None and said_by_user(rel, data, self._trust)
+        vouched = new is not None and said_by_user(new, self._trust)
         findings = lint_change(
             self.workspace,
             Change(rel, data, lint_op, allowed_sources=self._lint_sources(), created_in_run=created,
@@ -306,7 +293,7 @@ class ToolSession:
             else:
                 atomic_write_bytes(full, data)
         except OSError as exc:
-            return failure("io", f"could not write {rel}: {exc.strerror}; nothing was changed")
+            raise ToolFailure("io", f"could not write {rel}: {exc.strerror}; nothing was changed") from None
         if created and data is not None:
             self._created.add(rel)
         if data is None or not vouched:
@@ -320,10 +307,8 @@ class ToolSession:
         return success(f"{done} {rel} ({_size(size_before)}→{_size(size_after)} chars)", warnings, path=rel)
 
 
-def _body_chars(rel: str, data: bytes) -> int:
+def _body_chars(rec: ParsedRecord, data: bytes) -> int:
     """What "shrinking" measures: the body (frontmatter is bookkeeping), or the text when unparsable."""
-    loc = locate(rel)
-    rec = parse_record(rel, data, loc.kind, loc.slug)
     return len(rec.body) if rec.ok else len(data.decode("utf-8", errors="replace"))
 
 
@@ -331,10 +316,10 @@ def _size(n: int | None) -> str:
     return "-" if n is None else str(n)
 
 
-def _encode(text: str, what: str) -> bytes | ToolResult:
+def _encode(text: str, what: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return failure(
+        raise ToolFailure(
             "arguments", f"{what} holds invalid Unicode (an unpaired surrogate); send plain UTF-8 text"
-        )
+        ) from None
