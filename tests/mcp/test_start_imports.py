@@ -10,15 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.mcp_declared import HANDSHAKE
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "workspace"
-HANDSHAKE = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"}}},
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
-]
 # What the CLI, the tools and the model path load; none of it is needed to say which tools exist.
 HEAVY = ("mcp", "mcp_types", "typer", "memcli.cli", "memcli.search", "memcli.context", "memcli.sessions",
          "memcli.lint",
