@@ -106,3 +106,16 @@ def test_says_when_git_cannot_find_memcli_for_the_merge_driver(
     out = _init(capsys, tmp_path)
     assert ("warning: no `memcli` on PATH: git's merge driver for records run" in out) is not on_path
     assert "warning" not in _init(capsys, tmp_path)  # nothing registered the second time
+
+
+def test_the_config_shows_every_section_and_each_setting_in_it(tmp_path: Path, capsys) -> None:
+    """What a hint names (`[sessions] paths`) is in the file `init` writes, commented, as its default."""
+    import dataclasses
+
+    _init(capsys, tmp_path)
+    text = (tmp_path / "memcli.toml").read_text(encoding="utf-8")
+    for section in dataclasses.fields(Config):
+        assert f"\n[{section.name}]" in text, section.name
+        block = text.split(f"\n[{section.name}]", 1)[1].split("\n[", 1)[0]
+        if section.name == "sessions":  # its six homes are named in one comment
+            assert all(f.name in block for f in dataclasses.fields(Config().sessions))
