@@ -21,7 +21,8 @@ from memcli.why.sources import trace
 from memcli.workspace import Workspace
 
 ITEMS = {"decisions": [{"title": "検索索引は SQLite", "decision": "Keep the search index in SQLite",
-                        "rationale": "one file, no server"}], "discussions": [], "attempts": [], "requests": []}
+                        "rationale": "one file, no server"}],
+         "discussions": [], "attempts": [], "requests": []}
 
 
 @pytest.fixture
