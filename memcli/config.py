@@ -419,4 +419,10 @@ DEFAULT_CONFIG_TEXT = """\
 # auto = true                  # knowledge and workflows become the wired agents' skills after each
 #                              # consolidation and at `hooks install` (memcli skills sync)
 # commit = true                # commit the generated skill folders; false: git ignores them (docs/skills.md)
+
+[sessions]                     # where the agents keep their transcripts (memcli sessions lists them)
+# paths = []                   # more transcript files or folders, e.g. ["logs/agent"] (memcli-jsonl)
+# claude_home = "~/.claude"    # each agent's home, when not its default (or its environment variable):
+# codex_home = "~/.codex"      #   codex_home, gemini_home ("~/.gemini"), copilot_home ("~/.copilot"),
+#                              #   pi_home ("~/.pi/agent"), opencode_home ("~/.local/share/opencode")
 """

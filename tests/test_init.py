@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -88,3 +90,32 @@ def test_an_initialised_workspace_lints_clean_and_git_ignores_staging(tmp_path: 
         timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("on_path", [True, False])
+def test_says_when_git_cannot_find_memcli_for_the_merge_driver(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, on_path: bool) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if on_path:
+        (bin_dir / "memcli").write_text("#!/bin/sh\n")
+        (bin_dir / "memcli").chmod(0o755)
+    git = Path(shutil.which("git") or "git").parent  # where git is; memcli is not there
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{git}")
+    out = _init(capsys, tmp_path)
+    assert ("warning: no `memcli` on PATH: git's merge driver for records run" in out) is not on_path
+    assert "warning" not in _init(capsys, tmp_path)  # nothing registered the second time
+
+
+def test_the_config_shows_every_section_and_each_setting_in_it(tmp_path: Path, capsys) -> None:
+    """What a hint names (`[sessions] paths`) is in the file `init` writes, commented, as its default."""
+    import dataclasses
+
+    _init(capsys, tmp_path)
+    text = (tmp_path / "memcli.toml").read_text(encoding="utf-8")
+    for section in dataclasses.fields(Config):
+        assert f"\n[{section.name}]" in text, section.name
+        block = text.split(f"\n[{section.name}]", 1)[1].split("\n[", 1)[0]
+        if section.name == "sessions":  # its six homes are named in one comment
+            assert all(f.name in block for f in dataclasses.fields(Config().sessions))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from memcli import onpath
 from memcli.atomicio import atomic_write_bytes, atomic_write_text
 from memcli.config import CONFIG_FILE, DEFAULT_CONFIG_TEXT
 from memcli.merge.setup import in_git_repo, register
@@ -54,6 +55,9 @@ def run(workspace: Path | None = None) -> int:
         print(f"Initialised memcli workspace in {root}: {', '.join(created)}")
     else:
         print(f"memcli workspace in {root} is already initialised")
+    missing = onpath.warning("git's merge driver for records")
+    if "merge driver in git config" in created and missing:
+        print(missing)
     if not in_git_repo(root):
         print("Not a git repository yet: run `memcli init` again after `git init` to register the merge "
               "driver for records")

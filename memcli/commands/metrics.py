@@ -89,7 +89,7 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
                   f"{summary.invokes} references to memory files{why}", markup=False)
     if metrics.sessions == 0:
         console.print("No agent sessions found for this workspace (see `memcli sessions`); pass transcript "
-                      "files with --session, or set [sessions] in memcli.toml.", markup=False)
+                      "files or folders with --path, or set [sessions] paths in memcli.toml.", markup=False)
 
 
 def _print_candidates(report: CandidateReport, out: TextIO) -> None:

@@ -8,16 +8,16 @@ from pathlib import Path
 
 from memcli.commands import workspace_or_here
 from memcli.errors import EXIT_OK
-from memcli.sessions.discover import find_session
 from memcli.sessions.query import parse_spec, select
 from memcli.sessions.render import entry_json, entry_text
+from memcli.why.sources import find_transcript
 
 
 def run(spec: str, *, paths: list[Path] | None = None, as_json: bool = False,
         workspace: Path | None = None) -> int:
     session_id, span = parse_spec(spec)
     ws = workspace_or_here(workspace, need=not paths)
-    info = find_session(ws, session_id, paths=paths or None)
+    info = find_transcript(ws, session_id, paths=paths or None)
     chosen = select(info, span)
     if as_json:
         doc = {"session_id": info.session_id, "agent": info.agent, "path": str(info.path),

@@ -9,7 +9,8 @@ content feature, so "thanks", "continue", "do it again" and 「続けて」 neve
 * preference: I prefer / I'd rather / I like / I want, prefer, "we use …", "X is better"; 好み, 好き,
   方がいい, 優先, 推奨;
 * instruction: a bare imperative (the first word a base-form verb: "use", "add", "run", … — also
-  after a leading "before/when/if …," clause); don't, never, always, must, should, make sure,
+  after a leading "before/when/if …," clause; one asking to be shown or told something, "show
+  tools", "explain this", only with a condition saying when); don't, never, always, must, should, make sure,
   remember to, please, from now on, every time, avoid, "… needs …"; "can/could/would you …?";
   〜して(ください/ね), 〜しないで, 〜を使って, 〜すること, 〜しないこと, 〜ように, 必ず, 常に, いつも,
   毎回, 今後, 禁止, べき, お願い, しろ / せよ / なさい.
@@ -76,6 +77,31 @@ focus mention note remember be do go migrate squash amend sync lock unlock log p
 combine cover indent tell""".split())
 
 
+# Of those, the verbs that ask for something to be shown or told now: "show tools", "explain this
+# error", 「ツールを見せて」 is a task, not a rule for later, unless a word says it lasts ("always show
+# the diff", "never print secrets", 「毎回見せて」) or a condition says when ("tell me the plan before
+# you edit", "before you edit, tell me the plan", 「編集する前に計画を教えて」).
+ASKING = frozenset("show print list display explain describe tell find search grep read open".split())
+_ASKING_JA = re.compile(r"(?:見せ|表示し|教え|説明し|調べ|探し|読ん|開い|一覧(?:に|表示)?し|出し)[てで]")
+_LASTING_EN = re.compile(r"\b(?:do not|never|always|must|should|make sure|be sure|ensure|remember to|"
+                         r"from now on|going forward|in (?:the )?future|by default|every time|each time|"
+                         r"whenever|no need to|need to|have to|has to|avoid|stop)\b", re.IGNORECASE)
+_LASTING_JA = re.compile(r"必ず|常に|いつも|毎回|絶対|今後|これからは|以後|禁止|べき|"
+                         r"ないで|ないように|ないこと")
+_CONDITION = re.compile(r"\b(?:before|after|when|whenever|once|if|while|until|unless)\b", re.IGNORECASE)
+_CONDITION_JA = re.compile(r"前に|まえに|後で|あとで|後に|あとに|とき|時[はに]|たら|ったら|場合|際")
+
+
+def _asking_now(rest: str, english: str) -> bool:
+    """Is this an ask to be shown or told something now, with nothing saying it lasts or when?"""
+    first = re.match(r"(?:please\s+)?([A-Za-z]+)", english.strip(), re.IGNORECASE)
+    asking = bool(first and first.group(1).casefold() in ASKING) or bool(_ASKING_JA.search(rest))
+    if not asking:
+        return False
+    return not (_LASTING_EN.search(english) or _LASTING_JA.search(rest) or _CONDITION.search(english)
+                or _CONDITION_JA.search(rest))
+
+
 def clean(text: str) -> str:
     """The statement without a leading slash command (`/orchestrator create …` → `create …`)."""
     return _SLASH.sub("", text.strip())
@@ -103,6 +129,8 @@ def kind_of(text: str) -> str | None:
         return CORRECTION
     if _PREFERENCE_EN.search(english) or _PREFERENCE_JA.search(rest):
         return PREFERENCE
+    if _asking_now(rest, english):
+        return None  # "show tools", "list the files", 「ツールを見せて」: output wanted now, no rule
     if _RULE_EN.search(english) or _RULE_JA.search(rest) or _TE_END.search(rest):
         return INSTRUCTION
     if _SUBORDINATE.match(rest) and "," in rest:  # "Before you edit anything, tell me the plan."

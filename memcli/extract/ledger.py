@@ -98,6 +98,18 @@ class Ledger(AppendLog):
         with self._lock:
             return [s for spans in self._spans.values() for s in spans.values()]
 
+    def files_of(self, session_id: str) -> list[Path]:
+        """The files that runs read a session of this id (or id prefix) from and that still exist:
+        `extract --path` reads transcripts discovery does not find, and `why`/`source` look here."""
+        with self._lock:
+            keys = list(dict.fromkeys([*self._spans, *self._staged]))
+        found = []
+        for key in keys:
+            path, _, sid = key.rpartition("#")
+            if sid.startswith(session_id) and Path(path).is_file():
+                found.append(Path(path))
+        return list(dict.fromkeys(found))
+
     def check(self, key: str, entries: list[Entry]) -> str | None:
         """None when the recorded spans still match the file; else why not ("shrank", "rewritten")."""
         spans = self.spans(key)

@@ -14,17 +14,18 @@ import difflib
 import hashlib
 import json
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from memcli import onpath
 from memcli.agents import edit, registry, wired
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
 from memcli.atomicio import atomic_delete, atomic_write_text, private_dir
 from memcli.errors import EXIT_OK, ConfigError, UsageError
 from memcli.extract.ready import capture_line
+from memcli.plural import plural
 from memcli.skills import after
 from memcli.workspace import Workspace, find_root
 
@@ -176,6 +177,8 @@ def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_ru
                 print(f"{name}: {note}")
         for warning in twice_wired(agent, project):
             print(warning)
+        if changes and (missing := onpath.warning("the agents' hooks and MCP servers")):
+            print(missing)
         print(f"capture: {_capture_line(project)}")
     _skills(action, agent, root if root is not None else _project_root())
     return EXIT_OK
@@ -256,6 +259,34 @@ def agent_state_rows(agent: str, scope: str, root: Path | None) -> list[dict[str
             for name in _agents(agent) for line in _wiring(name).states(scope, root)]
 
 
+def status_lines(rows: list[dict]) -> list[str]:
+    """The entries as text, one line per agent and scope where its entries agree: `installed` with
+    how many and where, `not installed` when none is there, and a scope where no agent has any is
+    one line; an agent whose entries differ gets a line per entry (`--json` always lists each)."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["scope"], row["agent"]), []).append(row)
+    lines: list[str] = []
+    for scope in dict.fromkeys(s for s, _ in groups):
+        mine = {agent: group for (s, agent), group in groups.items() if s == scope}
+        if len(mine) > 1 and all(row["state"] == "missing" for group in mine.values() for row in group):
+            lines.append(f"{'(all)':<12} {scope:<8} {'missing':<10} nothing of memcli's at {scope} scope "
+                         f"(memcli hooks install --scope {scope} wires it)")
+            continue
+        for agent, group in mine.items():
+            states = {row["state"] for row in group}
+            files = ", ".join(dict.fromkeys(row["file"] for row in group))
+            if len(group) > 1 and states == {"missing"}:
+                lines.append(f"{agent:<12} {scope:<8} {'missing':<10} {'not installed':<20} {files}")
+            elif len(group) > 1 and states == {"installed"}:
+                lines.append(f"{agent:<12} {scope:<8} {'installed':<10} "
+                             f"{plural(len(group), 'entry', 'entries'):<20} {files}")
+            else:
+                lines += [f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
+                          f"{row['file']}" for row in group]
+    return lines
+
+
 def run_status(agent: str, root: Path | None, *, scope: str | None = None, as_json: bool = False) -> int:
     """What is wired where; `scope` None: both (project only inside a workspace)."""
     if scope is not None and scope not in SCOPES:
@@ -264,15 +295,12 @@ def run_status(agent: str, root: Path | None, *, scope: str | None = None, as_js
     rows = [row for s in scopes for row in collect(agent, s, root)]
     agent_rows = [row for s in scopes for row in agent_state_rows(agent, s, root)]
     warnings = twice_wired(agent, root)
-    on_path = shutil.which("memcli")
+    on_path = onpath.on_path()
     if as_json:
         print(json.dumps({"memcli_on_path": on_path, "entries": rows, "agent_states": agent_rows,
                           "warnings": warnings}, ensure_ascii=False, indent=2))
         return EXIT_OK
-    lines = []
-    for row in rows:
-        lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']:<10} {row['entry']:<20} "
-                     f"{row['file']}")
+    lines = status_lines(rows)
     for row in agent_rows:
         lines.append(f"{row['agent']:<12} {row['scope']:<8} {row['state']}")
     lines.extend(warnings)

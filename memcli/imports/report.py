@@ -55,16 +55,17 @@ def _out(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
-def print_summary(tally: Tally, as_json: bool) -> None:
+def print_summary(tally: Tally, as_json: bool, looked: list[str] | None = None) -> None:
+    """`looked`: where discovery looked (None: the files were named), said when it found nothing."""
     if as_json:
-        _out(json.dumps(tally.as_dict(), ensure_ascii=False, indent=2))
+        _out(json.dumps({**tally.as_dict(), **({"looked_in": looked} if looked is not None else {})},
+                        ensure_ascii=False, indent=2))
         return
     docs, s = tally.plan.documents, tally.status
     changed = sum(1 for d in docs if d.new)
     broken = [d for d in docs if d.error]
     if not docs:
-        _out("No memory or instruction files found for this workspace (docs/import.md says where "
-             "memcli looks; name files as PATHS).")
+        _nothing_found(looked)
         return
     _out(f"documents: {len(docs)} ({changed} with new or changed blocks, "
          f"{len(docs) - changed - len(broken)} up to date, {len(broken)} unreadable)")
@@ -100,7 +101,17 @@ def _short(text: str) -> str:
     return line if len(line) <= _SHOWN else line[: _SHOWN - 1] + "…"
 
 
-def print_dry_run(todo: Plan, as_json: bool) -> None:
+def _nothing_found(looked: list[str] | None) -> None:
+    if looked is None:
+        _out("No memory or instruction files among the PATHS given.")
+        return
+    _out("No memory or instruction files found for this workspace. Looked in:")
+    for line in looked:
+        _out(f"  {line}")
+    _out("Name other files as PATHS (memcli import notes.md, or a folder of Markdown files).")
+
+
+def print_dry_run(todo: Plan, as_json: bool, looked: list[str] | None = None) -> None:
     chunks = []
     for w in todo.work:
         messages = prompt.messages(w)
@@ -110,7 +121,11 @@ def print_dry_run(todo: Plan, as_json: bool) -> None:
     if as_json:
         _out(json.dumps({"prompt_version": prompt.version(),
                          "documents": [_document(d, text=True) for d in todo.documents],
-                         "chunks": chunks}, ensure_ascii=False, indent=2))
+                         "chunks": chunks, **({"looked_in": looked} if looked is not None else {})},
+                        ensure_ascii=False, indent=2))
+        return
+    if not todo.documents:
+        _nothing_found(looked)
         return
     new = sum(len(d.new) for d in todo.documents)
     _out(f"# dry run: {new} block(s) of {len(todo.documents)} document(s) would be staged, in "

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli import progress
-from memcli.agents.documents.discovery import Found, discover, kind_of, name
+from memcli.agents.documents.discovery import Found, discover, kind_of, looked_in, name
 from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
@@ -77,8 +77,9 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
     ledger = Ledger.open(workspace.state_dir)
     recovered = 0 if dry_run else recover(ledger, workspace.staging_dir)
     todo = plan(found, ledger, _budget(workspace, model), workspace.root)
+    looked = None if paths else looked_in(workspace.root, workspace.config.sessions, [kind] if kind else None)
     if dry_run:
-        print_dry_run(todo, as_json)
+        print_dry_run(todo, as_json, looked)
         return 0
     tally = Tally(todo, recovered)
     if todo.work:
@@ -91,7 +92,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
                 shown.say(f"import: {assumed}")
             _import_all(todo, tally, gateway, ledger, workspace.staging_dir,
                         workspace.config.extract.concurrency, shown, spend.run_budget(workspace))
-    print_summary(tally, as_json)
+    print_summary(tally, as_json, looked)
     if tally.interrupted:
         return EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0

@@ -207,13 +207,13 @@ def source(ws: Workspace, session: str, start: int, end: int) -> Reply:
     prints them, but redacted as `memcli extract` redacts, each cut to ENTRY_MAX_CHARS and at most
     SOURCE_MAX_CHARS in all."""
     from memcli.extract.prepare import cut  # here: the handshake loads no tool's code
-    from memcli.sessions.discover import find_session
     from memcli.sessions.query import select
     from memcli.sessions.render import entry_text
+    from memcli.why.sources import find_transcript
 
     if start < 0 or end < start:
         raise ToolFailure(f"range {start}-{end}: give 0 <= start <= end (entry indices of a Source)")
-    info = find_session(ws, session.strip())
+    info = find_transcript(ws, session.strip())
     chosen = select(info, (start, end))
     data: SourceResult = {"session": info.session_id, "agent": info.agent, "start": start, "end": end,
                           "entries": []}

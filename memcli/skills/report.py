@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memcli.plural import plural as _count
+
 if TYPE_CHECKING:
     from memcli.skills.sync import Result
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _names(names: list[str], shown: int = 5) -> str:
@@ -54,13 +52,30 @@ def render_text(result: Result, *, verbose: bool = True) -> str:
         groups.setdefault((missed["agent"], missed["why"]), []).append(missed["path"])
     for (agent, why), paths in groups.items():
         lines.append(f"not for {agent}: {why}: {_count(len(paths), 'record')} ({_names(paths)})")
-    for agent, seen in result.listings.items():
-        lines.append(listing_line(agent, seen))
+    lines += listing_lines(result.listings)
     return "\n".join(lines) + "\n"
 
 
-def listing_line(agent: str, seen: dict) -> str:
-    n, partial = seen["skills"], []
+def listing_lines(listings: dict[str, dict]) -> list[str]:
+    """What each agent lists: one line for all the agents that list every skill whole (none when
+    there are no skills), then one line for each agent that shortens or leaves some out."""
+    whole: dict[int, list[str]] = {}
+    lines: list[str] = []
+    for agent, seen in listings.items():
+        line = _partial_line(agent, seen)
+        if line is None:
+            if seen["skills"]:
+                whole.setdefault(seen["skills"], []).append(agent)
+        else:
+            lines.append(line)
+    listed = [f"{', '.join(agents)} {'lists' if len(agents) == 1 else 'list'} all "
+              f"{_count(n, 'skill')} with their descriptions" for n, agents in whole.items()]
+    return listed + lines
+
+
+def _partial_line(agent: str, seen: dict) -> str | None:
+    partial: list[str] = []
+    n = seen["skills"]
     if seen["shortened"]:
         partial.append(f"{len(seen['shortened'])} with a shortened description")
     if seen["bare"]:
@@ -68,6 +83,6 @@ def listing_line(agent: str, seen: dict) -> str:
     if seen["omitted"]:
         partial.append(f"{len(seen['omitted'])} not at all ({_names(seen['omitted'])})")
     if not partial:
-        return f"{agent} lists all {_count(n, 'skill')} with their descriptions"
+        return None
     return (f"{agent} lists {_count(n, 'skill')}: {'; '.join(partial)} — its cap: {seen['rule']}; "
             "memcli context keeps these in its index")

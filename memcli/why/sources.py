@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memcli.agents.documents import is_document_id
 from memcli.agents.documents.discovery import DocumentRefused, recorded, resolve, session
 from memcli.errors import MemcliError
+from memcli.extract.ledger import Ledger
 from memcli.imports.drift import note
 from memcli.provenance import role_of
 from memcli.records.models import Source, cited_sources
 from memcli.secrets import redact
-from memcli.sessions.discover import discover
+from memcli.sessions.discover import UnknownSession, discover, find_session
 from memcli.sessions.query import select
 from memcli.sessions.render import entry_text
+from memcli.transcript.model import SessionInfo
 from memcli.workspace import Kind, Workspace
 
 EXCERPT_CHARS = 280
@@ -44,6 +47,24 @@ def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source |
     return out
 
 
+def extracted_files(ws: Workspace, session_id: str) -> list[Path]:
+    """Files `memcli extract` read this session from (its ledger keeps them), for the transcripts
+    that discovery does not find: those given with `extract --path`."""
+    return Ledger.open(ws.clone_state_dir).files_of(session_id)
+
+
+def find_transcript(ws: Workspace, session_id: str, paths: list[Path] | None = None,
+                    scan: bool = False) -> SessionInfo:
+    """`find_session`, and when discovery does not find the session, the files extract read it from."""
+    try:
+        return find_session(ws, session_id, paths=paths, scan=scan)
+    except UnknownSession:
+        known = [] if paths else extracted_files(ws, session_id)
+        if not known:
+            raise
+        return find_session(ws, session_id, paths=known, scan=scan)
+
+
 def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[SourceStory]:
     """Each Source with the roles and a redacted excerpt of the entries it points to."""
     wanted = [src for _, src, _ in found if src is not None]
@@ -57,6 +78,11 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
                 if info.session_id == src.session_id or (
                         src.session_id not in ids and info.session_id.startswith(src.session_id)):
                     infos.setdefault(src.session_id, info)
+        for src in wanted:
+            if src.session_id not in infos and (known := extracted_files(ws, src.session_id)):
+                for info in discover(ws, paths=known, scan=False):
+                    if info.session_id.startswith(src.session_id):
+                        infos.setdefault(src.session_id, info)
     out = []
     for name, src, raw in found:
         if src is None:

@@ -88,12 +88,12 @@ def test_the_real_transcripts_of_every_agent(tmp_path, capsys) -> None:
     code, out, _ = run(capsys, "eval", "--path", str(FIXTURES), "-w", str(tmp_path), "--json")
     doc = json.loads(out)
     assert code == 0 and doc["sessions"] >= 20
-    # Gemini CLI and Codex sessions both open with the user typing "show tools"; the Gemini CLI and
-    # Copilot CLI and Pi e2e sessions were given the same request to keep a rule (a Pi /fork's copy of
-    # its parent's prompts is no repetition)
+    # Gemini CLI and Codex sessions both open with the user typing "show tools", a one-off ask, not a
+    # rule; the Gemini CLI and Copilot CLI and Pi e2e sessions were given the same request to keep a
+    # rule (a Pi /fork's copy of its parent's prompts is no repetition)
     found = {rep["text"]: {o["agent"] for o in rep["occurrences"]} for rep in doc["repetitions"]}
     rule = "And from now on we lint with ruff, please keep that."
-    assert found == {"show tools": {"gemini-cli", "codex"}, rule: {"gemini-cli", "copilot-cli", "pi"}}
+    assert found == {rule: {"gemini-cli", "copilot-cli", "pi"}}
 
 
 @pytest.mark.parametrize(("argv", "code", "message"), [

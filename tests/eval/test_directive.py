@@ -32,6 +32,12 @@ from memcli.eval.statements import Prompt, Session, directives, sentences
     ("インデントはスペースにして", INSTRUCTION),
     ("テストを実行してくれますか？", INSTRUCTION),
     ("/orchestrator create a TODO app with Next.js", INSTRUCTION),
+    ("Tell me the plan before you edit anything.", INSTRUCTION),
+    ("Always show the diff first.", INSTRUCTION),
+    ("Never print secrets in the logs.", INSTRUCTION),
+    ("Show the diff when you finish a task.", INSTRUCTION),
+    ("毎回テスト結果を見せて", INSTRUCTION),
+    ("編集する前に計画を教えて", INSTRUCTION),
 ])
 def test_directives_and_their_kind(text: str, kind: str) -> None:
     assert kind_of(text) == kind
@@ -48,6 +54,11 @@ def test_directives_and_their_kind(text: str, kind: str) -> None:
     "hi",
     "/undo",
     "/add tests/basic/test_repomap.py",
+    "show tools",  # asks to be shown something now: a task, however often it is typed
+    "Please list the open issues.",
+    "explain this stack trace",
+    "ツールを見せて",
+    "このエラーを説明してください",
 ])
 def test_not_directives(text: str) -> None:
     assert kind_of(text) is None

@@ -422,3 +422,51 @@ def test_status_of_one_scope(ws: Path, monkeypatch: pytest.MonkeyPatch,
     assert exit_code("hooks", "status", "--scope", "project") == 2
     assert "no memcli workspace" in capsys.readouterr().err
     assert exit_code("hooks", "status", "--scope", "global", "-w", str(ws)) == 2
+
+
+def test_status_is_one_line_per_agent_and_scope_where_its_entries_agree(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code("hooks", "install", "--agent", "all", "-w", str(ws)) == 0
+    capsys.readouterr()
+    assert exit_code("hooks", "status", "-w", str(ws)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert exit_code("hooks", "status", "--json", "-w", str(ws)) == 0
+    entries = json.loads(capsys.readouterr().out)["entries"]
+    project = [e for e in entries if e["scope"] == "project"]
+    for agent in dict.fromkeys(e["agent"] for e in project):
+        mine = [e for e in project if e["agent"] == agent]
+        rows = [line for line in lines if line.startswith(f"{agent:<12} project  installed  ")]
+        assert len(rows) == 1, agent
+        if len(mine) > 1:
+            assert f"{len(mine)} entries" in rows[0]
+        assert all(e["file"] in rows[0] for e in mine)
+    user_missing = [line for line in lines if line.split()[1:3] == ["user", "missing"]]
+    assert len(user_missing) == 1 and user_missing[0].startswith("(all)")
+    assert "(all)        user     missing    nothing of memcli's at user scope (memcli hooks install " \
+           "--scope user wires it)" in lines
+
+
+def test_status_lists_each_entry_of_an_agent_whose_entries_differ(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for agent in ("codex", "gemini"):
+        assert exit_code("hooks", "install", "--agent", agent, "--scope", "user") == 0
+    settings = Path.home() / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["mcpServers"].pop("memcli")
+    settings.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert exit_code("hooks", "status", "--scope", "user", "-w", str(ws)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("codex        user     installed  5 entries ") for line in lines)
+    assert any(line.startswith("gemini       user     missing    MCP server ") for line in lines)
+    assert any(line.startswith("gemini       user     installed  SessionStart hook ") for line in lines)
+    assert any(line.startswith("claude-code  user     missing    not installed ") for line in lines)
+
+
+def test_install_says_when_the_agents_cannot_find_memcli(
+        ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(ws / "no-bin"))
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    assert "warning: no `memcli` on PATH: the agents' hooks and MCP servers run it" in capsys.readouterr().out
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    assert "no `memcli` on PATH" not in capsys.readouterr().out  # nothing written this time

@@ -190,3 +190,34 @@ def test_a_failed_chunk_is_asked_again_next_time(world: World, fake_llm: FakeLLM
     fake_llm.responder = echo_blocks
     assert run(world.ws, kind="windsurf-rules") == 0
     assert fake_llm.calls > calls and {f.agent for f in staged(world.root)} == {"windsurf-rules"}
+
+
+def test_with_nothing_found_it_says_where_it_looked(tmp_path: Path, capsys) -> None:
+    from memcli.workspace import Workspace
+
+    root = tmp_path / "empty"
+    (root / "memory").mkdir(parents=True)
+    ws = Workspace.open(root)
+    assert run(ws) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("No memory or instruction files found for this workspace. Looked in:")
+    assert f"{root} and its folders: CLAUDE.md" in out and ".github/instructions/" in out
+    home = Path.home()
+    claude = re.sub(r"[^A-Za-z0-9]", "-", str(root))
+    assert f"~/.claude/projects/{claude}/memory/ (Claude Code auto memory)" in out
+    assert "~/.codex/memories/ (Codex memories)" in out
+    assert run(ws, as_json=True) == 0
+    looked = json.loads(capsys.readouterr().out)["looked_in"]
+    assert any(line.startswith(str(root)) for line in looked) and str(home) not in "".join(looked)
+    assert run(ws, kind="codex-memory", dry_run=True) == 0
+    assert capsys.readouterr().out.splitlines()[1:2] == ["  ~/.codex/memories/ (Codex memories)"]
+
+
+def test_the_folders_it_says_it_looked_in_are_those_it_read(world: World, fake_llm: FakeLLM, capsys) -> None:
+    from memcli.agents.documents.discovery import looked_in
+
+    looked = "\n".join(looked_in(world.root, world.ws.config.sessions))
+    home = Path.home()
+    for folder in (world.claude_memory, world.codex_memories, world.gemini_memory):
+        shown = f"~/{folder.relative_to(home).as_posix()}" if home in folder.parents else str(folder)
+        assert f"{shown}/ (" in looked

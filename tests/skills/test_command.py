@@ -148,3 +148,18 @@ def test_what_an_agent_cannot_take_is_one_line_however_many_records(
     assert ("not for gemini: Gemini CLI cannot keep a skill to explicit use (model_invocation: false; a "
             "workflow's auto_invoke: false): 8 records (memory/workflow/release-0.md, ") in out
     assert "and 3 more)" in out
+
+
+def test_agents_that_list_every_skill_share_one_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    knowledge(ws, "a-fact", "A fact.")
+    code, out, _ = run(capsys, "skills", "sync", "--agent", "codex", "--agent", "gemini", "-w", str(ws))
+    assert code == 0
+    assert out.count("with their descriptions") == 1
+    assert "codex, gemini list all 1 skill with their descriptions" in out
+
+
+def test_with_no_skills_no_agent_listing_is_printed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "skills", "sync", "--agent", "codex", "--agent", "gemini", "--dry-run",
+                       "-w", str(ws))
+    assert code == 0 and "0 skills" in out.splitlines()[0]
+    assert "lists all" not in out and "list all" not in out

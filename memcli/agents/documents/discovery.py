@@ -189,6 +189,33 @@ def discover(root: Path, config: SessionsConfig, kinds: Iterable[str] | None = N
     return out
 
 
+_PROJECT_NAMES = {
+    "claude-md": "CLAUDE.md, CLAUDE.local.md, .claude/rules/", "agents-md": "AGENTS.md",
+    "gemini-md": "GEMINI.md", "cline-memory-bank": "memory-bank/",
+    "cursor-rules": ".cursor/rules/, .cursorrules", "windsurf-rules": ".windsurf/rules/, .windsurfrules",
+    "copilot-instructions": ".github/copilot-instructions.md, .github/instructions/"}
+
+
+def looked_in(root: Path, config: SessionsConfig, kinds: Iterable[str] | None = None) -> list[str]:
+    """Where `discover` looks, one line each: the workspace (the names it looks for, in any folder
+    of the project) and each agent memory folder (with `~` for the home folder)."""
+    wanted = set(kinds) if kinds is not None else set(KINDS) - {"markdown"}
+    lines = []
+    names = [_PROJECT_NAMES[k] for k in PROJECT_KINDS if k in wanted]
+    if names:
+        lines.append(f"{root} and its folders: {', '.join(names)}")
+    home = Path.home()
+    for kind in sorted(wanted & set(_MEMORY_BASES)):
+        found = bases(kind, root, config)
+        if not found and kind == "claude-memory":  # no project folder yet: where it would be
+            claude_home = configured(config.claude_home, root) or claude_code.home()
+            found = [claude_home / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(root)) / "memory"]
+        for base in found:
+            shown = f"~/{base.relative_to(home).as_posix()}" if home in base.parents else str(base)
+            lines.append(f"{shown}/ ({KINDS[kind].title})")
+    return lines
+
+
 def name(kind: str, path: Path, root: Path, config: SessionsConfig) -> Found:
     """A file given by path, as a document of `kind`: its id from the kind's base folder, else
     from the workspace, else `~/…` from the home folder, else its absolute path."""
