@@ -34,15 +34,41 @@ sys.path.insert(0, str(REPO / "tests"))  # as pytest's pythonpath: the e2e modul
 from e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
 from support.agent_server import ScriptedServer, Turn  # noqa: E402
 
-MEMCLI = Path(sys.executable).parent / "memcli"
+SHIM = """#!{python}
+# this checkout's memcli, as its console script runs it, whatever environment the agent gives it
+import sys
+sys.path.insert(0, {repo!r})
+sys.pycache_prefix, sys.dont_write_bytecode = {cache!r}, False
+from memcli.entry import main
+sys.exit(main())
+"""
+
+
+def _memcli(folder: Path) -> Path:
+    """`memcli` for the agents: this checkout's, in `folder/bin`, and with its bytecode kept (in
+    `folder/pycache`) as an installed package has it, whatever the caller's PYTHONPATH and
+    PYTHONDONTWRITEBYTECODE. Codex starts its MCP servers in an environment of its own (no PYTHONPATH),
+    so a checkout reached through PYTHONPATH alone would fail there and be measured failing."""
+    script = folder / "bin" / "memcli"
+    if not script.exists():
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(SHIM.format(python=sys.executable, repo=str(REPO), cache=str(folder / "pycache")),
+                          encoding="utf-8")
+        script.chmod(0o755)
+    return script
 
 
 def _env(home: Path) -> dict[str, str]:
     agents = ("ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_")  # no real credentials or settings
     env = {k: v for k, v in os.environ.items()
-           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)}
-    return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(MEMCLI.parent), str(BIN), env["PATH"]]),
+           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)
+           and k != "PYTHONDONTWRITEBYTECODE"}
+    memcli = _memcli(home.parent)
+    return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(memcli.parent), str(BIN), env["PATH"]]),
+            "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])]),
+            "PYTHONPYCACHEPREFIX": str(home.parent / "pycache"),
             "NO_PROXY": "127.0.0.1,localhost", "MEMCLI_STATE_DIR": str(home / "state"), "CI": "1",
+            "MEMCLI_EXTRACT_MODEL": "none",  # the session-end capture would otherwise run real extracts
             "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@memcli.invalid",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@memcli.invalid"}
 
@@ -121,6 +147,10 @@ def measure(setup: Setup, base: Path, runs: int) -> tuple[str, dict[str, list[fl
             start = time.monotonic()
             setup.launch(binary, root, env, server)
         _stop_workers(base / name)
+        offered = "memcli_search" in json.dumps(server.model_requests()[0].body)
+        if offered != (name == "with"):  # a failed MCP server is no measure of one that works
+            state = "offered" if offered else "missing"
+            raise SystemExit(f"{setup.agent} {name} memcli: memcli's tools {state} in the first request")
         return server.turn_times[0] - start
 
     return version, _interleave(once, runs)
@@ -282,8 +312,9 @@ def main() -> int:
     print(f"{'':<16} {'median s':>9} {'min s':>7}")
     for name, values in times.items():
         print(f"{name + ' memcli':<16} {statistics.median(values):>9.2f} {min(values):>7.2f}")
-    ratio = statistics.median(times["with"]) / statistics.median(times["without"])
-    print(f"with / without: {ratio:.2f}")
+    with_, without = statistics.median(times["with"]), statistics.median(times["without"])
+    print(f"added by memcli: {with_ - without:+.2f} s (median with - median without)")
+    print(f"with / without: {with_ / without:.2f}")
     return 0
 
 
