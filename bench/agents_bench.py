@@ -3,13 +3,17 @@ it, side by side in one run (the agent pinned in tests/e2e/package.json, against
 scripted model server on 127.0.0.1).
 
 Usage: python bench/agents_bench.py --agent {claude-code,codex,gemini,copilot,pi,opencode} [--runs 7]
+       [--baseline CHECKOUT]
 (install the agents first: npm ci --prefix tests/e2e)
 
 Each round runs the agent once in a plain git repository (`without`) and once in a repository after
 `memcli init && memcli hooks install` plus the agent's one-time trust step (`with`), interleaved, so
 machine load hits both alike. The time is from just before the process is started to the arrival of
 its first request for a turn in the server's log. Printed: the median and the fastest of each, and
-the median's ratio with/without.
+the seconds memcli adds (median with - median without) and the ratio of the medians. `--baseline`
+adds a third setup in the same rounds, memcli from another checkout (e.g. a `git worktree` of the
+commit before a change): before and after side by side. memcli is run from its checkout by a shim
+on PATH (`_memcli`), so the figures do not depend on how it was installed.
 """
 
 from __future__ import annotations
@@ -34,15 +38,46 @@ sys.path.insert(0, str(REPO / "tests"))  # as pytest's pythonpath: the e2e modul
 from e2e.conftest import BIN, DECISION, KNOWLEDGE  # noqa: E402 - after the path
 from support.agent_server import ScriptedServer, Turn  # noqa: E402
 
-MEMCLI = Path(sys.executable).parent / "memcli"
+SHIM = """#!{python}
+# this checkout's memcli, as its console script runs it, whatever environment the agent gives it
+import sys
+sys.path.insert(0, {repo!r})
+sys.pycache_prefix, sys.dont_write_bytecode = {cache!r}, False
+from memcli.entry import main
+sys.exit(main())
+"""
+
+
+CHECKOUTS: dict[Path, Path] = {}  # a setup's folder -> the checkout whose memcli it runs (default REPO)
+
+
+def _memcli(folder: Path) -> Path:
+    """`memcli` for the agents: this checkout's, in `folder/bin`, and with its bytecode kept (in
+    `folder/pycache`) as an installed package has it, whatever the caller's PYTHONPATH and
+    PYTHONDONTWRITEBYTECODE. Codex starts its MCP servers in an environment of its own (no PYTHONPATH),
+    so a checkout reached through PYTHONPATH alone would fail there and be measured failing."""
+    script = folder / "bin" / "memcli"
+    if not script.exists():
+        script.parent.mkdir(parents=True, exist_ok=True)
+        repo = CHECKOUTS.get(folder, REPO)
+        script.write_text(SHIM.format(python=sys.executable, repo=str(repo), cache=str(folder / "pycache")),
+                          encoding="utf-8")
+        script.chmod(0o755)
+    return script
 
 
 def _env(home: Path) -> dict[str, str]:
     agents = ("ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_")  # no real credentials or settings
     env = {k: v for k, v in os.environ.items()
-           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)}
-    return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(MEMCLI.parent), str(BIN), env["PATH"]]),
+           if not k.upper().endswith(("_API_KEY", "_PROXY", "_TOKEN")) and not k.startswith(agents)
+           and k != "PYTHONDONTWRITEBYTECODE"}
+    memcli = _memcli(home.parent)
+    return {**env, "HOME": str(home), "PATH": os.pathsep.join([str(memcli.parent), str(BIN), env["PATH"]]),
+            "PYTHONPATH": os.pathsep.join([str(CHECKOUTS.get(home.parent, REPO)),
+                                           *filter(None, [env.get("PYTHONPATH")])]),
+            "PYTHONPYCACHEPREFIX": str(home.parent / "pycache"),
             "NO_PROXY": "127.0.0.1,localhost", "MEMCLI_STATE_DIR": str(home / "state"), "CI": "1",
+            "MEMCLI_EXTRACT_MODEL": "none",  # the session-end capture would otherwise run real extracts
             "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@memcli.invalid",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@memcli.invalid"}
 
@@ -98,17 +133,22 @@ class Setup:
     launch: Callable[[Path, Path, dict[str, str], ScriptedServer], None]  # start the agent, wait for it
 
 
-def measure(setup: Setup, base: Path, runs: int) -> tuple[str, dict[str, list[float]]]:
+def measure(setup: Setup, base: Path, runs: int, baseline: Path | None = None
+            ) -> tuple[str, dict[str, list[float]]]:
+    """Each setup's times: `without`, `with`, and with `baseline` (another checkout's memcli, e.g. the
+    commit before a change, measured in the same rounds) as `baseline`."""
     binary = BIN / setup.binary
     setups: dict[str, tuple[Path, dict[str, str]]] = {}
-    for name in ("without", "with"):
+    if baseline is not None:
+        CHECKOUTS[base / "baseline"] = baseline
+    for name in ("without", "with", *(["baseline"] if baseline is not None else [])):
         env = setup.env(base / name / "home")
         Path(env["HOME"]).mkdir(parents=True, exist_ok=True)
-        root = _project(base / name, env, memcli=name == "with")
-        if name == "with":
+        root = _project(base / name, env, memcli=name != "without")
+        if name != "without":
             subprocess.run(["memcli", "hooks", "install", "--agent", setup.agent], cwd=root, env=env,
                            check=True, capture_output=True)
-        setup.prepare(binary, root, env, name == "with")
+        setup.prepare(binary, root, env, name != "without")
         setups[name] = (root, env)
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
     version = version.splitlines()[0] if version else version  # Copilot adds a line about updates
@@ -121,9 +161,13 @@ def measure(setup: Setup, base: Path, runs: int) -> tuple[str, dict[str, list[fl
             start = time.monotonic()
             setup.launch(binary, root, env, server)
         _stop_workers(base / name)
+        offered = "memcli_search" in json.dumps(server.model_requests()[0].body)
+        if offered != (name != "without"):  # a failed MCP server is no measure of one that works
+            state = "offered" if offered else "missing"
+            raise SystemExit(f"{setup.agent} {name} memcli: memcli's tools {state} in the first request")
         return server.turn_times[0] - start
 
-    return version, _interleave(once, runs)
+    return version, _interleave(once, list(setups), runs)
 
 
 def claude_code() -> Setup:
@@ -254,9 +298,10 @@ def opencode() -> Setup:
     return Setup("opencode", "opencode", env_of, prepare, OpenCodeServer, launch)
 
 
-def _interleave(once: Callable[[str], float], runs: int) -> dict[str, list[float]]:
-    once("without"), once("with")  # warm the file cache; not counted
-    times: dict[str, list[float]] = {"without": [], "with": []}
+def _interleave(once: Callable[[str], float], names: list[str], runs: int) -> dict[str, list[float]]:
+    for name in names:  # warm the file cache (and write memcli's bytecode); not counted
+        once(name)
+    times: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(runs):
         for name in times:
             times[name].append(once(name))
@@ -271,19 +316,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", choices=sorted(AGENTS), required=True)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                        help="also measure this checkout's memcli (e.g. `git worktree add` of the commit "
+                             "before a change), in the same rounds")
     args = parser.parse_args()
     setup = AGENTS[args.agent]()
     if not (BIN / setup.binary).exists() or not shutil.which("git"):
         print("the agents are not installed: npm ci --prefix tests/e2e", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        version, times = measure(setup, Path(tmp), args.runs)
+        version, times = measure(setup, Path(tmp), args.runs, args.baseline and args.baseline.resolve())
     print(f"{args.agent} {version}: start -> first model request, {args.runs} interleaved runs")
-    print(f"{'':<16} {'median s':>9} {'min s':>7}")
+    without = statistics.median(times["without"])
+    print(f"{'':<24} {'median s':>9} {'min s':>7} {'added s':>8} {'ratio':>6}")
     for name, values in times.items():
-        print(f"{name + ' memcli':<16} {statistics.median(values):>9.2f} {min(values):>7.2f}")
-    ratio = statistics.median(times["with"]) / statistics.median(times["without"])
-    print(f"with / without: {ratio:.2f}")
+        label = {"without": "without memcli", "with": "with memcli",
+                 "baseline": f"with memcli of {args.baseline}"}[name]
+        median = statistics.median(values)
+        added = f"{median - without:+8.2f} {median / without:6.2f}" if name != "without" else ""
+        print(f"{label[:24]:<24} {median:>9.2f} {min(values):>7.2f} {added}")
+    print("added: median with - median without; ratio: median with / median without")
     return 0
 
 

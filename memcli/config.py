@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -221,6 +220,8 @@ def _made_private(folder: Path) -> None:
 
 
 def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    import tomllib  # here: a config validated before is read from the cache, its TOML not parsed
+
     try:
         return tomllib.loads((path.read_bytes() if data is None else data).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -149,17 +149,28 @@ def _load_tiktoken(path: Path, cache_dir: Path | None = None) -> Any:
 
 
 def counter_id() -> str:
-    """Which counter `get_counter` builds, without building it (a key for memoised counts)."""
-    if importlib.util.find_spec("tiktoken") is None:
+    """Which counter `get_counter` builds, without building it: a key for memoised counts, from file
+    stats alone. It changes whenever the counter may (tiktoken installed, upgraded or removed; the
+    table added, replaced or removed), so a warm session start neither hashes the table (1.7 MB)
+    nor reads the installed distributions' metadata (`importlib.metadata`, ~0.1 s); a table found
+    unsound by `get_counter` only means the memo holds its estimate under this key."""
+    spec = importlib.util.find_spec("tiktoken")
+    if spec is None:
         return ESTIMATE
-    from importlib.metadata import PackageNotFoundError, version  # here: only with tiktoken installed
+    key = hashlib.sha1(_URL.encode()).hexdigest()  # tiktoken's cache file name
+    tables = [stamp for stamp in (_stamp(directory / key) for directory in _cache_dirs()) if stamp]
+    if not tables:
+        return ESTIMATE
+    return " ".join(["tiktoken", _stamp(Path(spec.origin)) if spec.origin else "", *tables])
 
-    if local_bpe_file() is None:
-        return ESTIMATE
+
+def _stamp(path: Path) -> str:
+    """`path`, its size and its modification time ('' when it is not there)."""
     try:
-        return f"tiktoken {version('tiktoken')}"
-    except PackageNotFoundError:
-        return "tiktoken"
+        st = path.stat()
+    except OSError:
+        return ""
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
 
 
 @lru_cache(maxsize=4)

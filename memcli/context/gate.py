@@ -11,7 +11,6 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from memcli.provenance import agent_directives, may_direct
 from memcli.workspace import SUMMARY_PATH
 
 if TYPE_CHECKING:
@@ -24,6 +23,8 @@ WITHHELD_LINE = "[memcli: a line withheld: it holds text aimed at agents no pers
 def _held_lines(ws: Workspace, rel: str, text: str) -> set[int]:
     """The file lines of `rel` the gate holds back: an invisible character, or text aimed at agents
     that memcli wrote and no one vouched for."""
+    from memcli.provenance import agent_directives  # here: only a text found unclean compiles its patterns
+
     found = agent_directives(text)
     if not found:
         return set()
@@ -58,6 +59,8 @@ def _clean(ws: Workspace, text: str) -> bool:
         known = []
     if isinstance(known, list) and digest in known:
         return True
+    from memcli.provenance import may_direct  # here: a text known clean compiles none of its patterns
+
     if may_direct(text):
         return False
     with contextlib.suppress(OSError):
@@ -74,6 +77,8 @@ def gated(ws: Workspace, shown: list[Entry], lines: list[str],
     `skipped`)."""
     if _clean(ws, "\n".join([*(e.description for e in shown), *lines])):
         return shown, lines, skipped  # the usual case: nothing shown could direct an agent
+    from memcli.provenance import agent_directives  # here: only a text found unclean compiles its patterns
+
     kept = []
     for entry in shown:
         if agent_directives(entry.description) and _held_lines(ws, entry.path, _file_text(ws, entry.path)):

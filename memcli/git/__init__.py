@@ -14,11 +14,14 @@ module imports nothing heavy, since the commit path and session start (code anch
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memcli.errors import MemcliError
+
+if TYPE_CHECKING:
+    import subprocess
 
 MARKER = 7  # git's conflict marker size, as `merge-file` writes it by default
 
@@ -61,6 +64,8 @@ def environment(*, index: Path | None = None, identity: bool = False,
 def run(cwd: Path, *args: str, data: bytes | None = None,
         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """`git ARGS` in `cwd`, whatever its exit status; GitMissing when there is no git."""
+    import subprocess  # here: a session start imports this module for its anchors, and runs no git
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False,
                               env=dict(env) if env is not None else None)
