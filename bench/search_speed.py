@@ -8,7 +8,16 @@ Measures, in one run on the same files:
     (BM25Okapi built in memory from the texts; its build time is shown too).
 Targets (issue 4): query p50 < 50 ms warm, one-file refresh < 200 ms, full build < 5 s.
 
-    python bench/search_speed.py [--records 10000] [--queries 60]
+Then, as the command runs (issue 39), on bench/workspace_gen.py's workspace of --records records,
+medians of --rounds cold processes interleaved round by round (load from elsewhere hits them alike):
+  python -c pass           an interpreter start, the baseline
+  memcli search, warm      one query, output piped, the store already built (as an agent's shell runs it)
+  memcli search, cold      the same into an empty state folder: the whole index build, imports included
+and the ratio warm / pass, in wall and CPU time. With --before CHECKOUT, the same commands of that
+checkout (its own state folders), interleaved. Targets at 10 000 records: warm <= 4x pass, cold <= 2 s.
+
+    python bench/search_speed.py [--records 10000] [--queries 60] [--rounds 7] [--cold-rounds 3]
+        [--cli-only] [--before CHECKOUT]
         [--embedding-model openai/e5 --embedding-api-base http://127.0.0.1:8000/v1 --embed-sample 200]
 """
 
@@ -18,13 +27,17 @@ import argparse
 import os
 import random
 import re
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
 import embedding_args  # noqa: E402
 import workspace_gen  # noqa: E402
 from workspace_gen import JA  # noqa: E402
@@ -154,16 +167,95 @@ def timed(fn) -> float:
     return time.perf_counter() - t0
 
 
+CLI_QUERIES = ["sqlite backup", "deploy release", "japanese tokenizer", "webhook retry timeout",
+               "データベース", "kubernetes helm", "invoice refund", "timzone calendar",
+               "login session cookie", "設定の通知"]
+ENTRY = "from memcli.entry import main; main()"
+
+
+def process(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process, which must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def cli(args: argparse.Namespace, tmp: Path) -> None:
+    """The command as an agent runs it: warm and cold `memcli search` processes beside `python -c pass`."""
+    root = workspace_gen.generate(tmp / "cli-ws", args.records)
+    checkouts = {"this tree": REPO, **({"before": args.before.resolve()} if args.before else {})}
+    py = sys.executable
+    envs = {}
+    for n, (name, checkout) in enumerate(checkouts.items()):
+        env = {**os.environ, "MEMCLI_STATE_DIR": str(tmp / f"state{n}"),
+               "PYTHONPATH": os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")])}
+        for key in ("PYTHONDONTWRITEBYTECODE", "GITHUB_ACTIONS", "FORCE_COLOR"):  # as an install runs
+            env.pop(key, None)
+        envs[name] = env
+    search = [py, "-c", ENTRY, "search"]
+    for env in envs.values():  # the stores built, the bytecode and page caches warm
+        for query in CLI_QUERIES[:2]:
+            process([*search, query], env, root)
+    pass_times: list[tuple[float, float]] = []
+    warm: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    for i in range(args.rounds):
+        query = CLI_QUERIES[i % len(CLI_QUERIES)]
+        pass_times.append(process([py, "-c", "pass"], envs["this tree"], root))
+        for name, env in envs.items():
+            warm[name].append(process([*search, query], env, root))
+    cold: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    for i in range(args.cold_rounds):
+        for name, env in envs.items():
+            state = tmp / f"cold-{i}-{name.replace(' ', '-')}"
+            cold[name].append(process([*search, CLI_QUERIES[i % len(CLI_QUERIES)]],
+                                      {**env, "MEMCLI_STATE_DIR": str(state)}, root))
+            shutil.rmtree(state)
+
+    def med(got: list[tuple[float, float]], i: int) -> float:
+        return statistics.median(g[i] for g in got)
+
+    base_wall, base_cpu = med(pass_times, 0), med(pass_times, 1)
+    print(f"\nThe command, on {args.records} records (bench/workspace_gen.py): median of {args.rounds} cold"
+          f" processes (cold build: {args.cold_rounds}), interleaved")
+    print(f"  {'':<34} {'wall':>9} {'x pass':>7} {'cpu':>9} {'x pass':>7}")
+    rows = [("python -c pass", pass_times)]
+    for name in envs:
+        rows += [(f"memcli search, warm ({name})", warm[name]), (f"memcli search, cold ({name})", cold[name])]
+    for label, got in rows:
+        wall, cpu = med(got, 0), med(got, 1)
+        print(f"  {label:<34} {wall * 1000:6.0f} ms {wall / base_wall:6.1f}x {cpu * 1000:6.0f} ms"
+              f" {cpu / base_cpu:6.1f}x")
+    for name in envs:
+        print(f"  ratio warm/pass ({name}): {med(warm[name], 0) / base_wall:.2f}x wall,"
+              f" {med(warm[name], 1) / base_cpu:.2f}x CPU (target <= 4x); cold build"
+              f" {med(cold[name], 0):.2f} s wall (target <= 2 s; runs:"
+              f" {', '.join(f'{w:.2f}' for w, _ in cold[name])})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=7, help="cold processes per command figure")
+    parser.add_argument("--cold-rounds", type=int, default=3, help="cold builds per checkout")
+    parser.add_argument("--cli-only", action="store_true", help="only the command's figures (issue 39)")
+    parser.add_argument("--before", type=Path, metavar="CHECKOUT", help="also time another memcli checkout")
     embedding_args.add(parser, "also time the hybrid search")
     parser.add_argument("--embed-sample", type=int, default=0,
                         help="embed only this many records by the model, copy their vectors to the rest")
     args = parser.parse_args(argv)
+    if args.cli_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            cli(args, Path(tmp))
+        print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+        return 0
     from rank_bm25 import BM25Okapi
 
     from memcli.search import SearchIndex, index_path
@@ -252,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         f"rank_bm25/memcli: {pct(bm25_lat, 0.5) / pct(lat, 0.5):.1f}x; "
         f"ranking alone (no freshness check) p50 {pct(ranking, 0.5):.1f} ms"
     )
+    with tempfile.TemporaryDirectory() as tmp:
+        cli(args, Path(tmp))
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     return 0
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memcli import git
 from memcli.records.anchors import Anchor, anchors_of
 from memcli.workspace import Workspace, locate
 
@@ -72,6 +71,8 @@ class AnchorChecker:
     @property
     def top(self) -> Path | None:
         if self._top is False:
+            from memcli import git  # here: a search whose hits name no anchor never runs git
+
             self._top, self._head = git.top_and_head(self.workspace_root)
         return self._top  # type: ignore[return-value]
 
@@ -178,6 +179,8 @@ class AnchorChecker:
         prefix = self.workspace_root.resolve().relative_to(self.top.resolve()).as_posix()
         prefix = "" if prefix == "." else prefix + "/"
         patterns = [arg for symbol in sorted(symbols) for arg in ("-e", symbol)]
+        from memcli import git  # here: as in `top`
+
         out = git.text(self.top, "grep", "-o", "-w", "-F", "-I", "--full-name", *patterns, "--", ".",
                        f":(exclude){prefix}memory", f":(exclude){prefix}knowledge")
         found: dict[str, set[str]] = {}
@@ -237,6 +240,8 @@ class _HistoryCache:
     def _carried(self, old: str, head: str, facts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The facts still true at `head`: those of paths (and their rename targets) that no commit
         since `old` touched; none when `old` is not an ancestor of `head` (history was rewritten)."""
+        from memcli import git  # here: as in `top`
+
         if git.text(self.top, "merge-base", "--is-ancestor", old, head) is None:
             return {}
         log = git.text(self.top, "log", "-M", "--name-status", "-z", "--format=", f"{old}..{head}")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memcli.errors import EXIT_USAGE, MemcliError
-from memcli.llm.usage import CallUsage
+
+if TYPE_CHECKING:
+    from memcli.llm.usage import CallUsage  # (its dataclass is loaded only where a call is made)
 
 INSTALL_LINE = 'pip install "memcli[llm]"'
 

@@ -86,4 +86,8 @@ class SearchIndex(RecordStore):
 
     def avg_length(self) -> float:
         """The mean number of indexed terms per record (BM25's length normalisation)."""
-        return self.memo("avg", lambda: self.conn.execute("SELECT avg(terms) FROM docs").fetchone()[0] or 0.0)
+        return self.memo("avg", lambda: self.derived("avg", "SELECT avg(terms) FROM docs")[0][0] or 0.0)
+
+    def slugs(self) -> list[tuple[int, str]]:
+        """(id, slug) of every record, in path order (the fuzzy slug match reads them all)."""
+        return self.memo("slugs", lambda: self.derived("slugs", "SELECT id, slug FROM docs ORDER BY path"))

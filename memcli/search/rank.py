@@ -45,6 +45,7 @@ class Index(Protocol):
     def memo(self, key: str, compute: Callable[[], Any]) -> Any: ...
     def size(self) -> int: ...
     def avg_length(self) -> float: ...
+    def slugs(self) -> list[tuple[int, str]]: ...
 
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
@@ -81,8 +82,7 @@ def _fuzzy_slugs(index: Index, query: str, where: str, args: list[object]) -> di
         sql = f"SELECT d.id, d.slug FROM docs d WHERE length(d.slug) BETWEEN ? AND ?{where} ORDER BY d.path"
         rows = index.conn.execute(sql, [low, high, *args]).fetchall()
     else:  # every slug, kept while the index does not change (an MCP server asks many times)
-        rows = [row for row in index.memo("slugs", lambda: index.conn.execute(
-            "SELECT id, slug FROM docs ORDER BY path").fetchall()) if low <= len(row[1]) <= high]
+        rows = [row for row in index.slugs() if low <= len(row[1]) <= high]
     choices = {doc_id: slug for doc_id, slug in rows}
     found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=SLUG_CUTOFF, limit=20)
     return {doc_id: score / 100.0 for _, score, doc_id in found}

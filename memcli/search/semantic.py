@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.config import SearchConfig
-from memcli.llm.endpoint import Endpoint
 from memcli.llm.errors import LLMError
 from memcli.search.expand import candidate_paths
 from memcli.store import RecordStore, store_path
@@ -33,6 +32,8 @@ from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from memcli.llm.endpoint import Endpoint
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Embedder:
 
     @classmethod
     def from_config(cls, cfg: SearchConfig) -> Embedder | None:
+        if not cfg.embedding_model:  # (Endpoint.for_embeddings's own test) most searches: no model
+            return None
+        from memcli.llm.endpoint import Endpoint  # here: only with an embedding model
+
         end = Endpoint.for_embeddings(cfg)
         if end is None:
             return None
@@ -60,6 +65,8 @@ class Embedder:
 
     @property
     def endpoint(self) -> Endpoint:
+        from memcli.llm.endpoint import Endpoint  # here: as in from_config
+
         return Endpoint(self.model, self.api_base, self.timeout_s)
 
     @property

@@ -19,7 +19,7 @@ from pathlib import Path
 from memcli.atomicio import make_dirs, new_file_mode
 from memcli.workspace import Workspace
 
-SCHEMA_VERSION = 9  # the search tokenizer's version is kept apart: see postings.py
+SCHEMA_VERSION = 10  # the search tokenizer's version is kept apart: see postings.py
 RACY_NS = 2_000_000_000  # coarse file systems store times in 1-2 s steps
 
 _SCHEMA = """
@@ -46,6 +46,14 @@ CREATE TABLE listing(folder TEXT PRIMARY KEY, names TEXT NOT NULL, stamps BLOB N
 -- results derived from records' contents by other readers (lint findings, gc facts), see cache.py
 CREATE TABLE cache(scope TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL,
   PRIMARY KEY (scope, key)) WITHOUT ROWID;
+-- whole-index values a query reads (every slug in path order, the mean length...), marshalled, so a
+-- fresh process loads one row instead of scanning docs; any write to the rows they come from drops
+-- them all (the triggers), so one kept is always that of the rows now (store.py: derived)
+CREATE TABLE derived(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TRIGGER docs_added AFTER INSERT ON docs BEGIN DELETE FROM derived; END;
+CREATE TRIGGER docs_dropped AFTER DELETE ON docs BEGIN DELETE FROM derived; END;
+CREATE TRIGGER docs_changed AFTER UPDATE OF id, path, type, slug, kind, status, parse_error, valid, terms
+  ON docs BEGIN DELETE FROM derived; END;
 CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """

@@ -321,12 +321,38 @@ class RecordStore(Database):
             self.conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (doc_id,))
 
     # -- what readers ask ----------------------------------------------------------------------
+    def derived(self, key: str, sql: str) -> list[tuple]:
+        """The rows of `sql` (a query over `docs` alone, named `key`), kept in table `derived` from
+        one process to the next: loading them is one marshalled row where the query scans every
+        record (10 000 slugs: ~3 ms instead of ~25). The table's triggers drop every kept value at
+        any write to docs, so a value found is that of the rows now. It is kept only where the
+        write lock is free at once: a reader never waits on another process's refresh for it."""
+        row = self.conn.execute("SELECT value FROM derived WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            try:
+                return marshal.loads(row[0])
+            except (ValueError, EOFError, TypeError):
+                pass  # garbage: computed again (and replaced) below
+        if self.conn.in_transaction:  # inside a refresh: its rows may still change
+            return self.conn.execute(sql).fetchall()
+        timeout = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            with self.writing():  # the rows read and their value kept in one transaction
+                rows = self.conn.execute(sql).fetchall()
+                self.conn.execute("INSERT OR REPLACE INTO derived VALUES (?, ?)", (key, marshal.dumps(rows)))
+            return rows
+        except sqlite3.OperationalError:  # locked by another writer, a read-only file: not kept
+            return self.conn.execute(sql).fetchall()
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+
     def size(self) -> int:
         return self.conn.execute("SELECT count(*) FROM docs").fetchone()[0]
 
     def counts(self) -> tuple[int, int]:
         """(records kept, of which not valid records)."""
-        row = self.conn.execute("SELECT count(*), count(parse_error) FROM docs").fetchone()
+        row = self.derived("counts", "SELECT count(*), count(parse_error) FROM docs")[0]
         return row[0], row[1]
 
     def hashes(self) -> dict[str, str]:

@@ -1,0 +1,37 @@
+"""The English stemmer loaded without the rest of snowballstemmer stems as the package's does, and
+leaves the package importable (memcli.analysis.text._stemmer)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WORDS = ("running backups caresses ponies generously consolidation tokenizer retries flies dying agreed"
+         " hopefully feudalism sensational conditional rationalize electrical cats owned news skies")
+PROBE = f"""
+import sys
+from memcli.analysis.text import _stemmer
+alone = _stemmer()
+loaded_alone = sorted(n for n in sys.modules if n.split(".")[0] == "snowballstemmer")
+import snowballstemmer
+package = snowballstemmer.stemmer("english")
+words = {WORDS!r}.split()
+print(loaded_alone, len(snowballstemmer.algorithms()) > 1,
+      [alone.stemWord(w) for w in words] == [package.stemWord(w) for w in words],
+      [alone.stemWord(w) for w in words][:4])
+"""
+
+
+def test_the_english_stemmer_alone_stems_as_the_package_and_leaves_it_importable() -> None:
+    if importlib.util.find_spec("Stemmer") is not None:
+        pytest.skip("PyStemmer installed: the package's stemmer is used, as before")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "True", "True", "['run',", "'backup',", "'caress',", "'poni']"]
