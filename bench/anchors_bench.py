@@ -9,15 +9,19 @@ has a history of `--commits` commits (built with `git fast-import`), so the rena
 history, not one commit.
 
 1 000 records, half of them model-invoked knowledge (all shown by `context` under a large budget).
+By default every record names its own symbol (`func_<i>`, defined in the module its record is about),
+so a command checks 1 000 distinct symbols (issue 37's case); `--symbols shared` has the records of a
+module share its one symbol (50 distinct symbols).
 Each command runs as its own process (as an agent's hook or a user runs it) with warm caches; the
 figures are medians of interleaved runs, CPU seconds (user + sys of the child: the machine is shared,
 wall time includes other processes' load) and wall seconds, with what the anchors add (CPU).
-Target (issue 25): anchors / no anchors ≤ 1.2 (CPU).
+Target (issues 25, 37): anchors / no anchors ≤ 1.2 (CPU).
 
 `--also DIR` adds a column for another memcli source tree (e.g. a checkout of the commit before a
 change), run against the same anchored workspace in the same interleaved rounds.
 
-    python bench/anchors_bench.py [--records 1000] [--runs 7] [--commits 2000] [--also DIR]
+    python bench/anchors_bench.py [--records 1000] [--runs 7] [--commits 2000] [--symbols distinct|shared]
+                                  [--also DIR]
 """
 
 from __future__ import annotations
@@ -47,10 +51,11 @@ def git(root: Path, *args: str, data: bytes | None = None) -> None:
                    capture_output=True, input=data)
 
 
-def anchors(i: int) -> str:
+def anchors(i: int, distinct: bool) -> str:
     """Two anchors; record i is stale when i % 20 is 0 (knowledge) or 5 (a decision)."""
     m = i % MODULES
-    path, symbol = f"src/mod{m}.py", f"func_{m}"
+    n = i if distinct else m
+    path, symbol = f"src/mod{m}.py", f"func_{n}"
     if i % 20 in (0, 5):
         what = STALE[(i // 20) % len(STALE)]
         if what == "renamed":
@@ -58,14 +63,14 @@ def anchors(i: int) -> str:
         elif what == "deleted":
             path = f"src/dropped{m}.py"
         elif what == "moved":
-            symbol = f"moved_{m}"
+            symbol = f"moved_{n}"
         else:
             symbol = f"gone_{i}"
     return f"anchors:\n  - {path}\n  - {{path: src/mod{m}.py, symbol: {symbol}}}\n"
 
 
-def record(i: int, anchored: bool) -> tuple[str, str]:
-    extra = anchors(i) if anchored else ""
+def record(i: int, anchored: bool, distinct: bool) -> tuple[str, str]:
+    extra = anchors(i, distinct) if anchored else ""
     if i % 2:
         return (f"memory/decisions/decision-{i}.md",
                 f"---\ncreated_at: {NOW}\nupdated_at: {NOW}\nstatus: resolved\nsources:\n"
@@ -77,8 +82,9 @@ def record(i: int, anchored: bool) -> tuple[str, str]:
             f"{extra}---\nStart the job runner of module {i % MODULES} with func_{i % MODULES}().\n")
 
 
-def history(commits: int) -> bytes:
-    """A fast-import stream: `commits` commits editing src/lib/*.py, after the files the anchors name."""
+def history(commits: int, records: int, distinct: bool) -> bytes:
+    """A fast-import stream: `commits` commits editing src/lib/*.py, after the files the anchors name
+    (module m defines func_i for each record i of it, or func_m alone; moved.py the moved symbols)."""
     out: list[bytes] = []
 
     def blob(text: str) -> bytes:
@@ -90,21 +96,25 @@ def history(commits: int) -> bytes:
         out.append(blob(f"change {n}"))
         out.extend(changes)
 
+    def defs(name: str, m: int) -> str:
+        numbers = range(m, records, MODULES) if distinct else [m]
+        return "".join(f"def {name}_{n}():\n    pass\n" for n in numbers)
+
     first = [b"M 100644 inline src/%s\n" % name.encode() + blob(text) for name, text in
-             [(f"mod{m}.py", f"def func_{m}():\n    pass\n" * 3) for m in range(MODULES)]
+             [(f"mod{m}.py", defs("func", m) * 3) for m in range(MODULES)]
              + [(f"old{m}.py", f"def old_{m}():\n    pass\n") for m in range(MODULES)]
              + [(f"dropped{m}.py", f"def dropped_{m}():\n    pass\n") for m in range(MODULES)]
-             + [("moved.py", "".join(f"def moved_{m}():\n    pass\n" for m in range(MODULES)))]]
+             + [("moved.py", "".join(defs("moved", m) for m in range(MODULES)))]]
     commit(0, first)
     for n in range(1, commits):
         commit(n, [b"M 100644 inline src/lib/part%d.py\n" % (n % 200) + blob(f"VALUE = {n}\n")])
     return b"".join(out)
 
 
-def build(top: Path, records: int, commits: int) -> tuple[Path, Path]:
+def build(top: Path, records: int, commits: int, distinct: bool) -> tuple[Path, Path]:
     top.mkdir(parents=True)
     git(top, "init", "-q", "-b", "main")
-    git(top, "fast-import", "--quiet", data=history(max(commits, 1)))
+    git(top, "fast-import", "--quiet", data=history(max(commits, 1), records, distinct))
     git(top, "checkout", "-q", "-f", "main")
     for m in range(MODULES):  # the stale anchors' code: renamed, deleted
         git(top, "mv", f"src/old{m}.py", f"src/renamed{m}.py")
@@ -116,7 +126,7 @@ def build(top: Path, records: int, commits: int) -> tuple[Path, Path]:
         (ws / "memory/decisions").mkdir(parents=True)
         (ws / "knowledge").mkdir()
         for i in range(records):
-            rel, text = record(i, anchored)
+            rel, text = record(i, anchored, distinct)
             (ws / rel).write_text(text, encoding="utf-8")
         out.append(ws)
     git(top, "add", "-A")
@@ -137,10 +147,13 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--symbols", choices=("distinct", "shared"), default="distinct",
+                        help="a symbol per record (default) or per module")
     parser.add_argument("--also", type=Path, help="another memcli source tree, run on the anchored workspace")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        plain, anchored = build(Path(tmp) / "repo", args.records, args.commits)
+        plain, anchored = build(Path(tmp) / "repo", args.records, args.commits,
+                                args.symbols == "distinct")
         commands = {
             "context": ["context", "--budget", "200000", "--json"],
             "search": ["search", "job runner backoff", "-n", "10", "--json"],
@@ -148,7 +161,8 @@ def main() -> None:
         columns = [("no anchors", plain, None), ("anchors", anchored, None)]
         if args.also:
             columns.append((f"anchors ({args.also.name[:10]})", anchored, args.also.resolve()))
-        print(f"{args.records} records, a tenth stale (half of them knowledge), {args.commits} commits; "
+        print(f"{args.records} records, a tenth stale (half of them knowledge), {args.symbols} symbols, "
+              f"{args.commits} commits; "
               f"median of {args.runs} interleaved runs (CPU s / wall s)")
         print(f"{'command':<9}" + "".join(f"{name:>23}" for name, _, _ in columns)
               + "".join(f"{'x no anchors':>14}" for _ in columns[1:]))

@@ -13,12 +13,16 @@ composed, and the readers refuse such a frontmatter instead of loading it (lint 
 A frontmatter holding none of `& * ! ? <<`, no compact nested sequence (`- -`), few brackets and
 no deep indentation cannot hold any of it either, and is passed without scanning (a scan costs
 about half a parse).
+
+Every other reader of YAML a user or an agent wrote (SKILL.md files, rule files' frontmatter,
+Copilot's workspace.yaml, a merge's sides) loads it with `load`, which raises `Refused` (one line)
+for the same things.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 MAX_DEPTH = 100  # collections inside collections; a record needs 4
 REFUSED = "plain YAML only: "  # how every refusal's message starts (memcli.records.parse)
@@ -33,6 +37,25 @@ _BRACKETS = 32
 class Refusal(NamedTuple):
     message: str  # one line, starting with REFUSED
     line: int  # 1-based line in the frontmatter text scanned
+
+
+class Refused(ValueError):
+    """YAML holding an anchor, alias, tag, merge key or over-deep nesting; str() is one line."""
+
+    def __init__(self, found: Refusal) -> None:
+        super().__init__(found.message)
+        self.line = found.line
+
+
+def load(text: str) -> Any:
+    """`yaml.safe_load(text)` for plain YAML only: raises `Refused` where `refusal` finds something,
+    and yaml.YAMLError for a syntax error, as safe_load does."""
+    found = refusal(text)
+    if found is not None:
+        raise Refused(found)
+    import yaml  # here: as in _scan
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # a safe loader
 
 
 def _plain(front: str) -> bool:

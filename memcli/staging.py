@@ -7,9 +7,10 @@ machine fact (session id + entry range), never model output.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,6 +62,58 @@ class ExtractedItems(_Item):
     discussions: list[DiscussionItem] = Field(default_factory=list, max_length=_ITEMS)
     attempts: list[AttemptItem] = Field(default_factory=list, max_length=_ITEMS)
     requests: list[RequestItem] = Field(default_factory=list, max_length=_ITEMS)
+
+
+def _words_key(text: str) -> str:
+    """`text` with all but its letters and digits dropped, folded: `"DecisionItem"`, `decision_item`
+    and `<Decision Item>` are one key; "" when it holds no word in any script (`][`, `...`)."""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+@functools.cache
+def schema_names() -> frozenset[str]:
+    """The names a model may echo from the schema it was given instead of content: the models' class
+    names, field names and field titles, and the JSON types, all read from the schema the model
+    sees (`ExtractedItems.model_json_schema()`), as `_words_key` folds them."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("properties", "$defs") and isinstance(value, dict):
+                    names.update(value)  # field names; model class names
+                elif key in ("title", "type") and isinstance(value, str):
+                    names.add(value)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(ExtractedItems.model_json_schema())
+    return frozenset(_words_key(name) for name in names) - {""}
+
+
+def junk(text: str) -> bool:
+    """Whether a title or text says nothing: no letter or digit in any script (CJK counts), or only a
+    name out of the schema (`DecisionItem`, `ExtractedItems`, `title`)."""
+    key = _words_key(text)
+    return not key or key in schema_names()
+
+
+def sifted(items: ExtractedItems) -> tuple[ExtractedItems, int]:
+    """The items worth staging, and how many were dropped: those whose title or required text is
+    junk (a weak model's `][`, or the schema echoed back as `{"title": "DecisionItem"}`)."""
+    kept: dict[str, list[Any]] = {}
+    dropped = 0
+    for kind in ExtractedItems.model_fields:
+        kept[kind] = []
+        for item in getattr(items, kind):
+            required = [name for name, f in type(item).model_fields.items() if f.is_required()]
+            if any(junk(getattr(item, name)) for name in required):
+                dropped += 1
+            else:
+                kept[kind].append(item)
+    return (ExtractedItems.model_construct(**kept) if dropped else items), dropped
 
 
 class Usage(BaseModel):

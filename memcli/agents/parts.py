@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memcli import plainyaml
+
 if TYPE_CHECKING:
     import datetime as dt
 
@@ -127,9 +129,9 @@ def folder_skills(folder: Path, skip: set[Path] = frozenset()) -> list[Listed]: 
         try:
             text = path.read_text(encoding="utf-8")
             if text.startswith("---"):
-                meta = yaml.safe_load(text.split("\n---", 1)[0][3:])
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            pass
+                meta = plainyaml.load(text.split("\n---", 1)[0][3:])
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, plainyaml.Refused):
+            pass  # listed by its folder's name (`memcli lint` says what is wrong with a SKILL.md)
         meta = meta if isinstance(meta, dict) else {}
         name, description = meta.get("name"), meta.get("description")
         out.append(Listed(name if isinstance(name, str) and name else path.parent.name,

@@ -25,6 +25,7 @@ class Counts:
         self.plan = todo
         self.status = dict.fromkeys(statuses, 0)
         self.items = dict.fromkeys(KINDS, 0)
+        self.dropped = 0  # items the model gave that said nothing (memcli.staging.sifted)
         self.prompt_tokens = self.completion_tokens = self.calls = 0
         self.cost: float | None = None
         self.failures: list[str] = []
@@ -42,9 +43,10 @@ class Counts:
         return CallUsage(self.prompt_tokens, self.completion_tokens, self.cost, self.calls)
 
     def count(self, source: str, span: tuple[int, int], status: str, items: ExtractedItems | None,
-              usage: CallUsage | None, error: str | None) -> None:
+              usage: CallUsage | None, error: str | None, dropped: int = 0) -> None:
         """One chunk's outcome: the chunk `span` of `source` (a session, a document)."""
         self.status[status] += 1
+        self.dropped += dropped
         if items is not None:
             for kind in KINDS:
                 self.items[kind] += len(getattr(items, kind))
@@ -68,8 +70,8 @@ class Tally(Counts):
         self.redactions = sum(w.chunk.redactions for w in todo.work)
 
     def add(self, work: Work, status: str, items: ExtractedItems | None, usage: CallUsage | None,
-            error: str | None) -> None:
-        self.count(work.info.session_id, work.chunk.range, status, items, usage, error)
+            error: str | None, dropped: int = 0) -> None:
+        self.count(work.info.session_id, work.chunk.range, status, items, usage, error, dropped)
 
     def keep(self, items: ExtractedItems) -> None:
         """Items staged outside a chunk's own result (`memcli_remember` calls staged up front)."""
@@ -83,11 +85,18 @@ class Tally(Counts):
             "reextracted": [{"session_id": s, "reason": r} for s, r in p.reset],
             "unreadable": p.unreadable, "chunks": len(p.work),
             **{f"chunks_{k}": v for k, v in self.status.items()},
-            "items": self.items, "prompt_tokens": self.prompt_tokens,
+            "items": self.items, "items_dropped": self.dropped, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
             "redactions": self.redactions, "failures": self.failures, "error": self.fatal,
             "interrupted": self.interrupted, "stopped": self.stopped,
         }
+
+
+def dropped_note(counts: Counts) -> str:
+    """What the items line adds when the model gave items that said nothing."""
+    if not counts.dropped:
+        return ""
+    return f"; {counts.dropped} dropped (no words, or a name out of the schema)"
 
 
 def _out(text: str = "") -> None:
@@ -107,7 +116,7 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out(f"  unreadable {line}")
     _out(f"chunks:   {len(p.work)} ({s['done']} extracted, {s['recovered']} recovered, "
          f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
-    _out("items:    " + ", ".join(f"{n} {k}" for k, n in tally.items.items()))
+    _out("items:    " + ", ".join(f"{n} {k}" for k, n in tally.items.items()) + dropped_note(tally))
     cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
     _out(f"tokens:   {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
          f"cost {cost}")

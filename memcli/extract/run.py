@@ -46,6 +46,7 @@ from memcli.staging import (
     ExtractedItems,
     StagingFile,
     Usage,
+    sifted,
     staging_id,
     staging_path,
     write_staging,
@@ -64,6 +65,7 @@ class Result:
     items: ExtractedItems | None = None
     usage: CallUsage | None = None
     error: str | None = None
+    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
 
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
@@ -215,7 +217,7 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger:
     try:
         workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
         for result in pool.run_all(todo.work, work, workers, gate):
-            tally.add(result.work, result.status, result.items, result.usage, result.error)
+            tally.add(result.work, result.status, result.items, result.usage, result.error, result.dropped)
             tally.stopped = gate.stopped
             shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
     except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
@@ -328,7 +330,8 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
         return Result(w, "error", error=str(exc))
     gate.charge(usage)
-    items = _redacted(items)
+    # junk is refused here, before the empty check: an answer of junk alone stages nothing
+    items, dropped = sifted(_redacted(items))
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
@@ -338,7 +341,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             # counts toward the consolidation trigger nor costs a consolidation run.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                           gateway.model, ids[0] if ids else "")
-            return Result(w, "done", kept, usage)
+            return Result(w, "done", kept, usage, dropped=dropped)
         staging = StagingFile(id=file_id, agent=w.info.agent, source=source, model=gateway.model,
                               prompt_version=version, created_at=dt.datetime.now(dt.UTC),
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
@@ -349,7 +352,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                       gateway.model, file_id)
-    return Result(w, "done", _merged(items, kept), usage)
+    return Result(w, "done", _merged(items, kept), usage, dropped=dropped)
 
 
 def _empty(items: ExtractedItems) -> bool:

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract.prepare import estimate_tokens
-from memcli.extract.report import Counts
+from memcli.extract.report import Counts, dropped_note
 from memcli.imports import prompt
 from memcli.imports.plan import Document, Plan, Work
 
@@ -26,17 +26,18 @@ class Tally(Counts):
         self.files = 0
 
     def add(self, work: Work, status: str, items: ExtractedItems | None, files: int,
-            usage: CallUsage | None, error: str | None) -> None:
+            usage: CallUsage | None, error: str | None, dropped: int = 0) -> None:
         self.files += files
-        self.count(work.source.id, work.chunk.range, status, items, usage, error)
+        self.count(work.source.id, work.chunk.range, status, items, usage, error, dropped)
 
     def as_dict(self) -> dict[str, Any]:
         docs = self.plan.documents
         return {
             "documents": [_document(d) for d in docs], "chunks": len(self.plan.work),
             **{f"chunks_{k}": v for k, v in self.status.items()}, "chunks_recovered": self.recovered,
-            "items": self.items, "staging_files": self.files, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "calls": self.calls, "cost_usd": self.cost,
+            "items": self.items, "items_dropped": self.dropped, "staging_files": self.files,
+            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "calls": self.calls, "cost_usd": self.cost,
             "redactions": self.plan.redactions, "failures": self.failures, "error": self.fatal,
             "interrupted": self.interrupted, "stopped": self.stopped,
         }
@@ -76,7 +77,7 @@ def print_summary(tally: Tally, as_json: bool, looked: list[str] | None = None) 
     _out(f"chunks:    {len(tally.plan.work)} ({s['done']} imported, {tally.recovered} recovered, "
          f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
     _out("items:     " + ", ".join(f"{n} {k}" for k, n in tally.items.items())
-         + f" in {tally.files} staging file(s)")
+         + f" in {tally.files} staging file(s)" + dropped_note(tally))
     cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
     _out(f"tokens:    {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
          f"cost {cost}")

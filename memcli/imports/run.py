@@ -46,6 +46,7 @@ from memcli.staging import (
     StagingFile,
     Untrusted,
     Usage,
+    sifted,
     staging_id,
     staging_path,
     write_staging,
@@ -68,6 +69,7 @@ class Result:
     files: int = 0
     usage: CallUsage | None = None
     error: str | None = None
+    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
 
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | None = None,
@@ -162,7 +164,8 @@ def _import_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, stag
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=staging_dir, gate=gate)
     try:
         for result in pool.run_all(todo.work, work, workers, gate):
-            tally.add(result.work, result.status, result.items, result.files, result.usage, result.error)
+            tally.add(result.work, result.status, result.items, result.files, result.usage, result.error,
+                      result.dropped)
             tally.stopped = gate.stopped
             shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
     except KeyboardInterrupt:  # what was answered is kept; the rest is imported next time
@@ -186,7 +189,8 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
         gate.abort.set()  # unreachable server, rejected key: every other chunk would fail too
         return Result(w, "error", error=str(exc))
     gate.charge(usage)
-    files = _staging(w, _redacted(items), usage, gateway.model, messages[-1]["content"])
+    items, dropped = sifted(_redacted(items))
+    files = _staging(w, items, usage, gateway.model, messages[-1]["content"])
     blocks = [(p.start, p.end, p.fp) for p in w.pieces]
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
@@ -196,7 +200,7 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
         for staging in files:
             write_staging(staging_dir, staging)
         ledger.finish(chunk)
-    return Result(w, "done", items, len(files), usage)
+    return Result(w, "done", items, len(files), usage, dropped=dropped)
 
 
 def _staging(w: Work, items: ExtractedItems, usage: CallUsage, model: str, sent: str) -> list[StagingFile]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from memcli.plainyaml import refusal
 from memcli.recordtext import decode, split
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -47,6 +48,9 @@ def read_side(data: bytes) -> Side:
     side = Side(present=True, bom=data.startswith(b"\xef\xbb\xbf"), crlf=b"\r\n" in data, body=body,
                 text=text)
     lines = front.split("\n")
+    refused = refusal(front)  # before composing: a merge compares and writes out the values
+    if refused is not None:
+        raise Unreadable(refused.message)
     loader = _Loader(front)
     try:
         node = loader.get_single_node()

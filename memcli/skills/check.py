@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memcli import plainyaml
 from memcli.recordtext import decode, split
 from memcli.slug import slug_problem
 
@@ -51,7 +52,9 @@ def skill_problems(data: bytes, folder_name: str) -> list[tuple[int | None, str]
         return [(1, parts.replace("a record", "a SKILL.md"))]
     front = parts[0]
     try:
-        meta = yaml.safe_load(front)
+        meta = plainyaml.load(front)
+    except plainyaml.Refused as exc:
+        return [(exc.line + 1, str(exc))]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return [(mark.line + 2 if mark else 1, f"the frontmatter is not valid YAML: {exc}".split("\n")[0])]

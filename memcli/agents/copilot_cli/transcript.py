@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memcli import plainyaml
 from memcli.agents.copilot_cli.discovery import EVENTS, started_in
 from memcli.agents.copilot_cli.events import KNOWN
 from memcli.agents.parts import Reader
@@ -79,8 +80,10 @@ def _title(path: Path) -> str | None:
     import yaml  # here: `memcli sessions` lists many files; only Copilot's title needs the YAML parser
 
     try:
-        meta = yaml.safe_load((path.parent / "workspace.yaml").read_text(encoding="utf-8"))
+        meta = plainyaml.load((path.parent / "workspace.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):  # none yet, or being written
+        return None
+    except plainyaml.Refused:  # not what Copilot writes: the session goes untitled
         return None
     name = meta.get("name") if isinstance(meta, dict) else None
     return name.strip() if isinstance(name, str) and name.strip() else None

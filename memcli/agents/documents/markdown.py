@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from memcli import plainyaml
+
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*)$")
 _CONTAINERS = {"bullet_list_open", "ordered_list_open"}
 _OPENERS = {"heading_open", "paragraph_open", "table_open", "blockquote_open"}
@@ -64,7 +66,11 @@ def _meta(lines: list[str], size: int) -> tuple[dict[str, Any], str | None]:
 
     inner = lines[1 : size - 1]
     try:
-        data = yaml.safe_load("\n".join(inner))
+        data = plainyaml.load("\n".join(inner))
+    except plainyaml.Refused as exc:
+        # anchors and aliases in a rule file: read leniently as below, and said (an alias bomb
+        # would otherwise be expanded by whatever walks the fields: the import's scope line)
+        return _loose(inner), str(exc)
     except yaml.YAMLError:
         # Rule files are read by their agents leniently: Cursor takes `globs: **/*.ts`, which YAML
         # reads as an alias and refuses. Plain `key: value` lines are read as such.
