@@ -98,6 +98,9 @@ class ExtractConfig:
     idle_minutes: Annotated[float, Ge(0)] = 30
     max_retries: Annotated[int, Ge(0)] = 3
     timeout_s: Annotated[float, Gt(0)] = 120
+    # Staging files waiting for consolidation, at most: past it extract stages nothing more and
+    # says so; what it left waits in the transcripts for the next run (memcli.extract.room).
+    max_staging: Annotated[int, Ge(1)] = 2_000
 
 
 @dataclass(frozen=True)
@@ -388,6 +391,7 @@ DEFAULT_CONFIG_TEXT = """\
 # concurrency = 8
 # idle_minutes = 30
 # timeout_s = 120
+# max_staging = 2000            # staging files waiting, at most: past it extract stops and says so
 
 [consolidate]
 # trigger_files = 10            # --if-needed: run when staging holds more files than this ...

@@ -32,7 +32,7 @@ class Gate:
         self._closed = False
         self._stop_at = stop_at
         self._used: Any = None
-        self.stopped: str | None = None  # why the budget stopped the run
+        self.stopped: str | None = None  # why the budget (or a full staging) stopped the run
 
     def charge(self, usage: Any) -> None:
         if self._stop_at is None or usage is None:
@@ -43,6 +43,13 @@ class Gate:
             if why and self.stopped is None:
                 self.stopped = why
                 self.abort.set()
+
+    def stop(self, why: str) -> None:
+        """Start no further chunk, for `why` (staging is full: memcli.extract.room). Called while
+        `writing`, so without the lock; the first reason said stays."""
+        if self.stopped is None:
+            self.stopped = why
+        self.abort.set()
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[bool]:

@@ -22,6 +22,7 @@ from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.prepare import provenance_of
 from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
+from memcli.extract.room import Room
 from memcli.llm import (
     DEFAULT_CONTEXT,
     Gateway,
@@ -114,7 +115,8 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         if todo.work:
             branches = _branches(todo, workspace)
             # The calls first: they need no model, so no missing model, key or server loses them.
-            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json, branches))
+            room = Room(workspace.staging_dir, workspace.config.extract.max_staging)
+            tally.keep(_keep_remembered(todo, ledger, workspace.staging_dir, as_json, branches, room))
             if gateway is None:
                 gateway = _gateway(workspace, model, any(w.chunk.needs_model for w in todo.work),
                                    session_agent)
@@ -123,7 +125,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
                 if not isinstance(gateway, ModelName):
                     _say_window(workspace, gateway.model, shown.say, light=False)
                 _extract_all(todo, tally, gateway, ledger, workspace, version, shown,
-                             spend.run_budget(workspace, background), branches)
+                             spend.run_budget(workspace, background), branches, room)
         print_summary(tally, as_json)
     if tally.interrupted:
         return EXIT_INTERRUPTED
@@ -205,7 +207,8 @@ class ModelName:
 
 
 def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger: Ledger, workspace: Workspace,
-                 version: str, shown: progress.Reporter, budget: Budget, branches: Branches) -> None:
+                 version: str, shown: progress.Reporter, budget: Budget, branches: Branches,
+                 room: Room) -> None:
     run_id = f"extract-{uuid.uuid4().hex[:12]}"
     started = history.now()
     # Recorded as running first, so a killed run shows as interrupted in `memcli status`.
@@ -213,7 +216,7 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger:
                                           "pid": os.getpid(), "host": socket.gethostname()})
     gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=workspace.staging_dir,
-                             version=version, gate=gate, branches=branches)
+                             version=version, gate=gate, branches=branches, room=room)
     try:
         workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
         for result in pool.run_all(todo.work, work, workers, gate):
@@ -243,10 +246,11 @@ def _history_entry(run_id: str, started: str, tally: Tally) -> dict[str, object]
     }
 
 
-def _remembered(w: Work, staging_dir: Path, ledger: Ledger,
-                branches: Branches) -> tuple[list[str], ExtractedItems]:
+def _remembered(w: Work, staging_dir: Path, ledger: Ledger, branches: Branches,
+                room: Room) -> tuple[list[str], ExtractedItems, bool]:
     """Stage the chunk's `memcli_remember` calls not staged yet, one file each (Source = the call's
-    entry), each then marked in the ledger: (the ids of all its calls, the items newly staged).
+    entry), each then marked in the ledger: (the ids of all its calls, the items newly staged,
+    whether all of them are staged now: False when staging is full, `room`).
     The ids are fixed by the calls, so a run killed between a file and its mark rewrites the same
     file; once marked, a call is never staged again (consolidation may have used it already)."""
     ids: list[str] = []
@@ -258,19 +262,24 @@ def _remembered(w: Work, staging_dir: Path, ledger: Ledger,
         ids.append(staging.id)
         if staging.id in done:
             continue
+        if not room.take(staging_path(staging_dir, staging.id)):
+            return ids, items, False
         write_staging(staging_dir, staging)
         ledger.mark_staged(w.key, staging.id)
         items = _merged(items, staging.items)
-    return ids, items
+    return ids, items, True
 
 
 def _keep_remembered(todo: Plan, ledger: Ledger, staging_dir: Path, quiet: bool,
-                     branches: Branches) -> ExtractedItems:
+                     branches: Branches, room: Room) -> ExtractedItems:
     """Stage every `memcli_remember` call of the plan before any model is asked for: a light
     install (no model, no litellm) or a failing model still keeps what the user asked to keep."""
     items = ExtractedItems()
     for w in todo.work:
-        items = _merged(items, _remembered(w, staging_dir, ledger, branches)[1])
+        _ids, kept, complete = _remembered(w, staging_dir, ledger, branches, room)
+        items = _merged(items, kept)
+        if not complete:
+            break  # staging is full: the chunks say so when the pool reaches them
     count = sum(len(getattr(items, k)) for k in ExtractedItems.model_fields)
     if count and not quiet:
         note(f"extract: staged {count} memcli_remember call(s), which need no model")
@@ -283,8 +292,14 @@ def _merged(a: ExtractedItems, b: ExtractedItems) -> ExtractedItems:
                                              for k in ExtractedItems.model_fields})
 
 
+def _full(w: Work, gate: pool.Gate, room: Room) -> Result:
+    """A chunk staging has no room for: not recorded, so the next run stages it; no other starts."""
+    gate.stop(room.full or "staging is full")
+    return Result(w, "skipped")
+
+
 def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Path, version: str,
-         gate: pool.Gate, branches: Branches) -> Result:
+         gate: pool.Gate, branches: Branches, room: Room) -> Result:
     if gate.abort.is_set():
         return Result(w, "skipped")
     start, end = w.chunk.range
@@ -293,7 +308,9 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
         with gate.writing() as allowed:
             if not allowed:
                 return Result(w, "skipped")
-            ids, kept = _remembered(w, staging_dir, ledger, branches)
+            ids, kept, complete = _remembered(w, staging_dir, ledger, branches, room)
+            if not complete:
+                return _full(w, gate, room)
             # Recorded under the mapping that staged it, not the prompt and model: `--stale --redo`
             # after a prompt or model change must not stage (and consolidate) these calls again.
             ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end,
@@ -312,10 +329,14 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
             with gate.writing() as allowed:
                 if not allowed:
                     return Result(w, "skipped")
-                kept = _remembered(w, staging_dir, ledger, branches)[1]
+                ids, kept, complete = _remembered(w, staging_dir, ledger, branches, room)
+                if not complete:
+                    return _full(w, gate, room)
                 ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,
                               gateway.model, file_id)
             return Result(w, "recovered", _merged(items, kept))
+    if not room.left():  # no model call whose answer could not be kept
+        return _full(w, gate, room)
     try:
         items, usage = gateway.structured(messages, ExtractedItems,
                                           max_tokens=prompt.answer_tokens(gateway.context_tokens))
@@ -335,7 +356,9 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
-        ids, kept = _remembered(w, staging_dir, ledger, branches)
+        ids, kept, complete = _remembered(w, staging_dir, ledger, branches, room)
+        if not complete or not (_empty(items) or room.take(existing)):
+            return _full(w, gate, room)  # paid for, but not kept: the bound holds
         if _empty(items):
             # Nothing to consolidate: the ledger alone remembers the span, so an empty answer never
             # counts toward the consolidation trigger nor costs a consolidation run.
