@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -230,12 +231,12 @@ def query_phrases(query: str) -> list[list[str]]:
     return [bigrams(cjk) for cjk, _ in _TOKEN.findall(nfkc(query)) if len(cjk) >= 3]
 
 
-def is_prefix(terms: tuple[str, ...] | list[str]) -> bool:
+def is_prefix(terms: Sequence[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
     return len(terms) == 1 and len(terms[0]) == 1 and bool(_TOKEN.match(terms[0]).group(1))
 
 
-def fts_query(groups: list[Group]) -> str:
+def fts_query(groups: Sequence[Group]) -> str:
     """An FTS5 MATCH expression: the groups OR-ed, each quoted, so no user text is FTS syntax.
 
     Terms contain only letters, digits and "_" (see _TOKEN), so quoting cannot be escaped. A single

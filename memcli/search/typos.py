@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 
 from memcli.analysis.text import Group
+from memcli.search.parsed import Query
 
 TYPO_WEIGHT = 0.5
 MAX_TERM = 64  # longest vocabulary term looked at for a word it begins
@@ -60,20 +61,22 @@ def closest(conn: sqlite3.Connection, term: str) -> str | None:
     return None if longer is None else longer[1]
 
 
-def correct(conn: sqlite3.Connection, groups: list[Group], dfs: list[int]
-            ) -> tuple[list[Group], list[float], list[int]]:
-    """(groups, weight factors, document frequencies) with each absent word (no record holds it in
-    any of its forms) replaced by its closest index term; unchanged groups keep factor 1."""
+def correct(conn: sqlite3.Connection, query: Query, dfs: list[int]) -> tuple[Query, list[int]]:
+    """The query with each absent word (no record holds it in any of its forms) replaced by its
+    closest index term at TYPO_WEIGHT, and the groups' document frequencies; other groups keep
+    their factor."""
     out_groups, factors, out_dfs = [], [], []
-    for group, df in zip(groups, dfs, strict=True):
+    for group, factor, df in zip(query.groups, query.factors, dfs, strict=True):
         fixed = closest(conn, group.terms[0]) if df == 0 and _correctable(group) else None
         if fixed is None:
             out_groups.append(group)
-            factors.append(1.0)
+            factors.append(factor)
             out_dfs.append(df)
         else:
             out_groups.append(Group((fixed,)))
             factors.append(TYPO_WEIGHT)
             (n,) = conn.execute("SELECT doc FROM temp.vocab WHERE term = ?", (fixed,)).fetchone()
             out_dfs.append(n)
-    return out_groups, factors, out_dfs
+    if out_groups == list(query.groups):
+        return query, dfs
+    return query.corrected(out_groups, factors), out_dfs
