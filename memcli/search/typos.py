@@ -41,7 +41,7 @@ _ENDINGS = ("", *ENDINGS)
 
 
 def max_distance(word: str) -> int:
-    """Edits forgiven in a word of this length (in a 4-letter word not a replaced letter, see above)."""
+    """Edits forgiven in a word of this length (a 4-letter word: not a replaced letter, _replaced_letter)."""
     return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
 
 
