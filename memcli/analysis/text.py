@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
 
@@ -104,10 +105,13 @@ def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it c
 class Group:
     """One query word as searched. `terms`: one term, a CJK bigram phrase or a lone CJK character
     (a prefix, see is_prefix); `alternatives`: other index terms of the same word (went, gone, goe
-    for "go"), matched at a lower weight (bm25.ALT_WEIGHT)."""
+    for "go"), matched at a lower weight (bm25.ALT_WEIGHT); `word`: the Latin word or identifier
+    part as typed, case-folded, before stemming ("" for a CJK group or a whole identifier) — what
+    a typo is measured on (memcli.search.typos). Not part of a group's identity."""
 
     terms: tuple[str, ...]
     alternatives: tuple[str, ...] = ()
+    word: str = field(default="", compare=False)
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -199,6 +203,16 @@ def chunk_words(chunk: str) -> tuple[str, ...]:
     return tuple(folded for p in word_parts(chunk) if (folded := p.casefold()) not in STOPWORDS)
 
 
+def _typed_terms(chunk: str) -> list[tuple[str, str]]:
+    """(term, word as typed, case-folded) of each of chunk_terms(chunk); "" for a whole identifier."""
+    parts = word_parts(chunk)
+    if len(parts) == 1:
+        term = word_term(parts[0])
+        return [(term, parts[0].casefold())] if term else []
+    typed = [(t, p.casefold()) for p in parts if (t := word_term(p, part=True))]
+    return [("_".join(p.casefold() for p in parts), ""), *typed]
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width Latin, half-width kana) and case-folded."""
     return unicodedata.normalize("NFKC", text).casefold()
@@ -248,7 +262,7 @@ def query_groups(query: str) -> list[Group]:
         else:
             contraction = text.startswith(("'", "’"), match.end())
             alts = alternatives(chunk) if _PART.fullmatch(chunk) and not contraction else ()
-            found = [Group((t,), alts) for t in chunk_terms(chunk)]
+            found = [Group((t,), alts, word) for t, word in _typed_terms(chunk)]
         for group in found:
             known = groups.get(group.terms)
             if known is None or len(group.alternatives) > len(known.alternatives):
@@ -258,7 +272,7 @@ def query_groups(query: str) -> list[Group]:
     if not groups:  # only stopwords: search them as they are
         chunks = [chunk for _, chunk in _TOKEN.findall(text)]
         words = dict.fromkeys(w.casefold() for chunk in chunks for w in word_parts(chunk))
-        return [Group((w,)) for w in list(words)[:MAX_QUERY_TERMS]]
+        return [Group((w,), (), w) for w in list(words)[:MAX_QUERY_TERMS]]
     return list(groups.values())[:MAX_QUERY_TERMS]
 
 
@@ -268,12 +282,12 @@ def query_phrases(query: str) -> list[list[str]]:
     return [bigrams(cjk) for cjk, _ in _TOKEN.findall(nfkc(query)) if len(cjk) >= 3]
 
 
-def is_prefix(terms: tuple[str, ...] | list[str]) -> bool:
+def is_prefix(terms: Sequence[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
     return len(terms) == 1 and len(terms[0]) == 1 and bool(_TOKEN.match(terms[0]).group(1))
 
 
-def fts_query(groups: list[Group]) -> str:
+def fts_query(groups: Sequence[Group]) -> str:
     """An FTS5 MATCH expression: the groups OR-ed, each quoted, so no user text is FTS syntax.
 
     Terms contain only letters, digits and "_" (see _TOKEN), so quoting cannot be escaped. A single

@@ -19,8 +19,8 @@ def run(query: str, *, types: list[str] | None = None, kind: str | None = None, 
         include_replaced: bool = False, limit: int = 10, lexical: bool = False, as_json: bool = False,
         workspace: Path | None = None, console: Console | None = None) -> int:
     ws = open_workspace(workspace)
-    service.check(query, types=types, kind=kind, status=status, limit=limit)
-    found = service.answer(ws, query, types=types, kind=kind, status=status,
+    parsed = service.check(query, types=types, kind=kind, status=status, limit=limit)
+    found = service.answer(ws, parsed, types=types, kind=kind, status=status,
                            include_replaced=include_replaced, limit=limit, lexical=lexical)
     hits, vectors = found.hits, found.vectors
     if as_json:

@@ -62,10 +62,10 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
     from memcli.search.hit import hits_json
 
     try:
-        service.check(query, types=types, limit=limit, max_limit=MAX_LIMIT, flag="")
+        parsed = service.check(query, types=types, limit=limit, max_limit=MAX_LIMIT, flag="")
     except UsageError as exc:
         raise ToolFailure(str(exc)) from None
-    hits = service.answer(ws, query, types=types, limit=limit, lexical=True, index=index).hits
+    hits = service.answer(ws, parsed, types=types, limit=limit, lexical=True, index=index).hits
     data: SearchResult = {"query": query, "hits": hits_json(hits)}  # type: ignore[misc]
     if not hits:
         data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."

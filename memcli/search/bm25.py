@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Sequence
 
 from memcli.analysis.text import Group, fts_query, is_prefix
 from memcli.search.expand import Fields
@@ -31,7 +32,7 @@ B = 0.3
 ALT_WEIGHT = 0.5
 
 
-def occurrences(words: list[str], terms: tuple[str, ...] | list[str]) -> int:
+def occurrences(words: list[str], terms: Sequence[str]) -> int:
     """How often `terms` (one term, a CJK bigram phrase, or a single CJK character) occur in `words`."""
     if is_prefix(terms):
         return sum(w.startswith(terms[0]) for w in words)
@@ -41,7 +42,7 @@ def occurrences(words: list[str], terms: tuple[str, ...] | list[str]) -> int:
     return sum(words[i : i + n] == phrase for i in range(len(words) - n + 1))
 
 
-def doc_freqs(conn: sqlite3.Connection, groups: list[Group]) -> list[int]:
+def doc_freqs(conn: sqlite3.Connection, groups: Sequence[Group]) -> list[int]:
     """How many records of the whole index (not only the filtered candidates) hold each group (any
     of its forms)."""
     sql = "SELECT count(*) FROM fts WHERE fts MATCH ?"
@@ -60,13 +61,13 @@ def idf(dfs: list[int], total: int) -> list[float]:
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in dfs]
 
 
-def _frequency(columns: Fields, weights: tuple[float, float, float], terms: tuple[str, ...]) -> float:
+def _frequency(columns: Fields, weights: tuple[float, float, float], terms: Sequence[str]) -> float:
     return sum(w * occurrences(col, terms) for w, col in zip(weights, columns, strict=True) if col)
 
 
-def score(groups: list[Group], dfs: list[int], fields: dict[int, Fields],
+def score(groups: Sequence[Group], dfs: list[int], fields: dict[int, Fields],
           weights: tuple[float, float, float], total: int, avg_length: float,
-          factors: list[float] | None = None) -> dict[int, float]:
+          factors: Sequence[float] | None = None) -> dict[int, float]:
     """BM25 of each candidate for `groups` (each group's idf times its factor, 1 by default; a group
     found only in other forms at ALT_WEIGHT); candidates that match no group are left out."""
     idfs = [w * f for w, f in zip(idf(dfs, total), factors or [1.0] * len(groups), strict=True)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -67,7 +67,7 @@ def candidate_terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[
     return {doc_id: s + d + b for doc_id, (s, d, b) in candidate_fields(conn, ids).items()}
 
 
-def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
+def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: Sequence[Group]) -> None:
     """Scale each score by (share of query groups the record contains, in any of their forms) ** COORD,
     in place."""
     if len(groups) < 2 or COORD == 0:
@@ -78,7 +78,7 @@ def coord(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Gr
         scores[doc_id] *= (max(matched, 1) / len(groups)) ** COORD
 
 
-def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: list[Group]) -> None:
+def proximity(scores: dict[int, float], terms: dict[int, list[str]], groups: Sequence[Group]) -> None:
     """Scale each score by 1 + PROXIMITY × (share of consecutive query word pairs found adjacent), in place.
 
     Stopwords are not indexed, so "trip with her family" has "trip family" adjacent: a pair is the

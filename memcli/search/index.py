@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memcli.search import semantic
 from memcli.search.hit import SearchHit
+from memcli.search.parsed import Query
 from memcli.search.rank import rank
 from memcli.search.semantic import Embedder, VectorCache, VectorStats
 from memcli.store import RACY_NS, RecordStore, RefreshStats, store_path
@@ -47,7 +48,7 @@ class SearchIndex(RecordStore):
     def refresh(self, *, postings: bool = True) -> RefreshStats:
         return super().refresh(postings=postings)
 
-    def search(self, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
+    def search(self, query: str | Query, *, types: Iterable[str] | None = None, kind: str | None = None,
                status: str | None = None, include_replaced: bool = False, limit: int = 10,
                embedder: Embedder | None = None) -> list[SearchHit]:
         """Refresh, then rank (see memcli.search.rank); a database that breaks mid-query is rebuilt.

@@ -3,17 +3,18 @@ memory tools (memcli.tools.search) ask of the index, with one set of input check
 
 Each caller renders the answer its own way (a table or lines, JSON for an agent, a tool result
 for the model); the hits themselves, their JSON form and the reasons a query is refused are the
-same everywhere. A refused query raises UsageError, whose message each caller passes on.
+same everywhere. A refused query raises UsageError, whose message each caller passes on; an
+accepted one comes back analysed (memcli.search.parsed.Query), for `answer` to search as it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memcli.analysis.text import query_groups
 from memcli.errors import UsageError
 from memcli.search.hit import SearchHit, with_anchor_marks
 from memcli.search.index import SearchIndex
+from memcli.search.parsed import Query
 from memcli.search.semantic import Embedder, VectorStats
 from memcli.workspace import Kind, Workspace
 
@@ -36,11 +37,13 @@ def _one_of(value: str | None, allowed: tuple[str, ...], option: str) -> None:
 
 
 def check(query: str, *, types: list[str] | None = None, kind: str | None = None, status: str | None = None,
-          limit: int = 10, max_limit: int | None = None, flag: str = "--") -> None:
-    """Refuse a query nobody can answer; options are named as the caller spells them (`flag`)."""
+          limit: int = 10, max_limit: int | None = None, flag: str = "--") -> Query:
+    """The query, analysed; refused when nobody can answer it, options named as the caller spells
+    them (`flag`)."""
     if not query.strip():
         raise UsageError(f"empty query; give a few words to search for, {EXAMPLE}")
-    if not query_groups(query):
+    parsed = Query.parse(query)
+    if not parsed.groups:
         raise UsageError(f"the query {query[:40]!r} has no letters or digits to search for; "
                          f"give a few words, {EXAMPLE}")
     for value in types or []:
@@ -50,9 +53,10 @@ def check(query: str, *, types: list[str] | None = None, kind: str | None = None
     if limit < 1 or (max_limit is not None and limit > max_limit):
         bound = f"between 1 and {max_limit}" if max_limit is not None else "at least 1"
         raise UsageError(f"{flag}limit must be {bound} (got {limit})")
+    return parsed
 
 
-def answer(ws: Workspace, query: str, *, types: list[str] | None = None, kind: str | None = None,
+def answer(ws: Workspace, query: str | Query, *, types: list[str] | None = None, kind: str | None = None,
            status: str | None = None, include_replaced: bool = False, limit: int = 10,
            lexical: bool = False, marks: bool = True, index: SearchIndex | None = None) -> Answer:
     """The ranked hits for a checked query: hybrid when the workspace names an embedding model

@@ -14,6 +14,8 @@ The first hits are then re-scored by spelling (memcli.search.spelling: character
 words). With an embedder, three rankings are fused by reciprocal rank: words, meaning
 (memcli.search.semantic) and spelling.
 
+The query is analysed once (memcli.search.parsed.Query) and that value is passed to every step.
+
 Equal scores are ordered by the record's path, at every cut (the candidate pool, the feedback
 hits, each ranking, the hits returned): never by the row id, which follows the order the store
 happened to read files in, so two identical records would swap places with its history.
@@ -22,15 +24,15 @@ happened to read files in, so two identical records would swap places with its h
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from memcli.analysis.text import fts_query, normalize, query_groups, query_phrases
+from memcli.analysis.text import fts_query
 from memcli.llm.errors import LLMError
 from memcli.search import bm25, expand, replaced, semantic, spelling, typos
 from memcli.search.hit import SearchHit
+from memcli.search.parsed import Query
 from memcli.search.semantic import Embedder, VectorCache, VectorStats
 from memcli.search.snippet import make_snippet
 
@@ -50,7 +52,6 @@ class Index(Protocol):
 WEIGHTS = (4.0, 2.5, 1.0)  # slug, description, body
 SLUG_CUTOFF = 80.0
 _CANDIDATES = 100  # first-pass hits that coord and feedback re-score
-_NON_SLUG = re.compile(r"[^\w]+")
 
 
 def _filters(types: Iterable[str] | None, kind: str | None, status: str | None) -> tuple[str, list[object]]:
@@ -69,10 +70,10 @@ def _filters(types: Iterable[str] | None, kind: str | None, status: str | None) 
     return "".join(f" AND {s}" for s in sql), args
 
 
-def _fuzzy_slugs(index: Index, query: str, where: str, args: list[object]) -> dict[int, float]:
+def _fuzzy_slugs(index: Index, wanted: str, where: str, args: list[object]) -> dict[int, float]:
+    """Records whose slug is close to `wanted` (the query as a slug) → closeness in 0..1."""
     from rapidfuzz import fuzz, process  # here: `status` loads ranking, not the slug match
 
-    wanted = _NON_SLUG.sub("-", normalize(query)).strip("-")
     if len(wanted) < 4 or len(wanted) > 80:
         return {}
     # ratio ≥ 80 needs the shorter string to be at least 2/3 of the longer: skip the rest in SQL.
@@ -88,17 +89,18 @@ def _fuzzy_slugs(index: Index, query: str, where: str, args: list[object]) -> di
     return {doc_id: score / 100.0 for _, score, doc_id in found}
 
 
-def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: str | None = None,
+def rank(index: Index, query: str | Query, *, types: Iterable[str] | None = None, kind: str | None = None,
          status: str | None = None, include_replaced: bool = False, limit: int = 10,
          weights: tuple[float, float, float] = WEIGHTS, embedder: Embedder | None = None) -> list[SearchHit]:
     """The best `limit` hits for `query` (the index must be fresh; `search()` refreshes it); with an
     embedder, the lexical ranking fused with the semantic and spelling ones."""
-    groups = query_groups(query)
-    if not groups or limit <= 0:
+    q = query if isinstance(query, Query) else Query.parse(query)
+    if not q.groups or limit <= 0:
         return []
     if embedder is not None:
-        query_vector = semantic.start_query(embedder, query)  # overlaps with the lexical ranking
-    groups, factors, dfs = typos.correct(index.conn, groups, bm25.doc_freqs(index.conn, groups))
+        query_vector = semantic.start_query(embedder, q.text)  # overlaps with the lexical ranking
+    q, dfs = typos.correct(index.conn, q, bm25.doc_freqs(index.conn, q.groups))
+    groups = q.groups
     where, args = _filters(types, kind, status)
     sql = ("SELECT d.id, d.path FROM fts JOIN docs d ON d.id = fts.rowid"
            f" WHERE fts MATCH ?{where} ORDER BY bm25(fts, ?, ?, ?), d.path LIMIT ?")
@@ -108,14 +110,14 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
     terms: dict[int, list[str]] = {}
     if ids:
         fields = expand.candidate_fields(index.conn, ids)
-        scores = bm25.score(groups, dfs, fields, weights, index.size(), index.avg_length(), factors)
+        scores = bm25.score(groups, dfs, fields, weights, index.size(), index.avg_length(), q.factors)
         terms = {doc_id: s + d + b for doc_id, (s, d, b) in fields.items() if doc_id in scores}
         expand.coord(scores, terms, groups)
         expand.proximity(scores, terms, groups)
         expand.feedback(scores, terms, {t for g in groups for t in g.forms}, index.size(), paths)
-        _phrases_on_top(scores, terms, query_phrases(query))
+        _phrases_on_top(scores, terms, q.phrases)
     top = max(scores.values(), default=1.0)
-    fuzzy = _fuzzy_slugs(index, query, where, args)
+    fuzzy = _fuzzy_slugs(index, q.slug, where, args)
     for doc_id, closeness in fuzzy.items():
         scores[doc_id] = scores.get(doc_id, 0.0) + top * closeness
     keep_all = include_replaced or status == "replaced"
@@ -133,7 +135,7 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
         replaced.demote(index.conn, scores, terms, groups, paths, keep_all=keep_all)
     words = _ranked(scores, paths)
     firsts = dict.fromkeys(words[: spelling.CANDIDATES] + meaning[: spelling.CANDIDATES])
-    spelled = spelling.scores(index.conn, list(firsts), query)
+    spelled = spelling.scores(index.conn, list(firsts), q.words)
     if meaning:  # three rankings fused: words, meaning, spelling
         rankings = [(1.0, words[:depth]), (1.0, meaning),
                     (spelling.FUSION_WEIGHT, _ranked(spelled, paths)[:depth])]
@@ -143,7 +145,7 @@ def rank(index: Index, query: str, *, types: Iterable[str] | None = None, kind: 
         scores = spelling.blend(scores, spelled)
         replaced.demote(index.conn, scores, terms, groups, paths, keep_all=keep_all)
     best = _ranked(scores, paths)[:limit]
-    return [_hit(index, doc_id, scores[doc_id], query) for doc_id in best]
+    return [_hit(index, doc_id, scores[doc_id], q) for doc_id in best]
 
 
 def _ranked(scores: dict[int, float], paths: Mapping[int, str]) -> list[int]:
@@ -151,7 +153,8 @@ def _ranked(scores: dict[int, float], paths: Mapping[int, str]) -> list[int]:
     return sorted(scores, key=lambda d: (-scores[d], paths[d]))
 
 
-def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]], phrases: list[list[str]]) -> None:
+def _phrases_on_top(scores: dict[int, float], terms: dict[int, list[str]],
+                    phrases: Sequence[Sequence[str]]) -> None:
     """Add the best score to each record holding a whole CJK run of the query, once per run, so
     exact phrases rank above records holding only some of its pieces (in place)."""
     if not phrases or not scores:
@@ -170,7 +173,7 @@ def _run(index: Index, sql: str, args: list[object]) -> list[tuple[int, str]]:
         return []
 
 
-def _hit(index: Index, doc_id: int, score: float, query: str) -> SearchHit:
+def _hit(index: Index, doc_id: int, score: float, query: Query) -> SearchHit:
     row = index.conn.execute(
         "SELECT slug, path, type, summary, body, kind, status, replaced_by, model_invocation, parse_error,"
         " anchors FROM docs JOIN texts USING (id) WHERE id = ?", (doc_id,)

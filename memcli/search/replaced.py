@@ -16,7 +16,7 @@ a candidate like any record, then:
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,14 +27,14 @@ BELOW = 0.9
 ALONE = 0.5
 
 
-def coverage(words: list[str], groups: list[Group]) -> float:
+def coverage(words: list[str], groups: Sequence[Group]) -> float:
     """Share of the query's groups the record holds (as written or in another form)."""
     present = set(words)
     return sum(g.held(present) for g in groups) / max(len(groups), 1)
 
 
 def demote(conn: sqlite3.Connection, scores: dict[int, float], terms: dict[int, list[str]],
-           groups: list[Group], paths: Mapping[int, str], *, keep_all: bool) -> None:
+           groups: Sequence[Group], paths: Mapping[int, str], *, keep_all: bool) -> None:
     """Drop replaced decisions the query is not about (unless keep_all, or it is the best match),
     rank the rest below their replacements (in place; `paths` order equal scores)."""
     ids = list(scores)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
-from memcli.analysis.text import chunk_terms, highlight_matchers
+from memcli.analysis.text import chunk_terms
 from memcli.search.hit import MARK_CLOSE, MARK_OPEN
+
+if TYPE_CHECKING:
+    from memcli.search.parsed import Query
 
 _WORD = re.compile(r"[^\W_]+")
 _WIDTH = 160
 
 
-def _spans(text: str, query: str) -> list[tuple[int, int]]:
-    terms, runs = highlight_matchers(query)
+def _spans(text: str, query: Query) -> list[tuple[int, int]]:
+    terms, runs = query.marked, query.runs
     nfkc = unicodedata.normalize("NFKC", text)
     if len(nfkc) != len(text):  # NFKC changed lengths (ligatures...): positions would drift
         nfkc = text
@@ -36,7 +40,7 @@ def _spans(text: str, query: str) -> list[tuple[int, int]]:
     return merged
 
 
-def make_snippet(body: str, query: str, width: int = _WIDTH) -> str:
+def make_snippet(body: str, query: Query, width: int = _WIDTH) -> str:
     """One line of at most about `width` characters; the body's start when nothing matches."""
     text = " ".join(body.split())
     spans = _spans(text, query)

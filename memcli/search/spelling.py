@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
+from collections.abc import Iterable
 
 from memcli.analysis.text import STOPWORDS, nfkc, word_parts
 
@@ -47,13 +48,14 @@ def grams(word: str) -> list[str]:
     return [padded[i : i + N] for i in range(max(1, len(padded) - N + 1))]
 
 
-def scores(conn: sqlite3.Connection, ids: list[int], query: str) -> dict[int, float]:
-    """BM25 of the 4-grams of the query's words in each candidate record (those sharing none are
-    left out); idf and average length are taken over the candidates.
+def scores(conn: sqlite3.Connection, ids: list[int], query_words: Iterable[str]) -> dict[int, float]:
+    """BM25 of the 4-grams of the query's words (`words(query)`, as Query.words holds them) in each
+    candidate record (those sharing none are left out); idf and average length are taken over the
+    candidates.
 
     A gram's count in a record is a substring count in " <its words> " (C speed; a gram made of a
     whole word of one or two letters, " go ", misses the second of two such words side by side)."""
-    wanted = {g for word in words(query).split() for g in grams(word)}
+    wanted = {g for word in query_words for g in grams(word)}
     if not wanted or not ids:
         return {}
     counts: dict[int, dict[str, int]] = {}

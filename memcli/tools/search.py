@@ -27,10 +27,10 @@ def _search(workspace: Workspace, query: str, **kwargs: Any) -> list[Any] | Tool
     from memcli.search import query as service
 
     try:
-        service.check(query, flag="")
+        parsed = service.check(query, flag="")
     except UsageError as exc:
         return failure("arguments", str(exc))
-    return service.answer(workspace, query, lexical=True, marks=False, **kwargs).hits
+    return service.answer(workspace, parsed, lexical=True, marks=False, **kwargs).hits
 
 
 def _view(hit: Any, fields: tuple[str, ...]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.search import SearchIndex, search, spelling
+from memcli.search.parsed import Query
 from memcli.search.semantic import fuse
 
 
@@ -55,10 +56,11 @@ def test_scores_count_only_the_candidates(records):
     with SearchIndex(records.root) as index:
         index.refresh()
         ids = dict(index.conn.execute("SELECT slug, id FROM docs"))
-        scores = spelling.scores(index.conn, [ids["a"], ids["b"]], "photo deploy")
+        scores = spelling.scores(index.conn, [ids["a"], ids["b"]], ("photo", "deploy"))
         assert scores[ids["a"]] > scores[ids["b"]] > 0
-        assert spelling.scores(index.conn, [ids["b"]], "photo") == {}
-        assert spelling.scores(index.conn, [ids["a"]], "連休") == {}  # no Latin word: no signal
+        assert spelling.scores(index.conn, [ids["b"]], ("photo",)) == {}
+        # no Latin word: no signal
+        assert spelling.scores(index.conn, [ids["a"]], Query.parse("連休").words) == {}
 
 
 def test_fusion_weighs_each_ranking():
