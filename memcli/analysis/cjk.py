@@ -9,7 +9,7 @@ hiragana, hangul) and each kanji/katakana/hangul piece gives its bigrams as sepa
 dropped unless the run has nothing else. Records are then ranked by how many of those terms they
 hold, with a bonus for terms side by side (rank.py), and records holding the whole run on top.
 
-docs/search.md compares this with a morphological analyser (measured by bench/search_cjk.py).
+docs/notes/search-studies.md compares this with a morphological analyser (measured by bench/search_cjk.py).
 """
 
 from __future__ import annotations

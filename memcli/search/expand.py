@@ -13,7 +13,7 @@ the same in a 100- and a 10 000-record workspace.
   distinctive terms (tf × idf, each hit's terms counted in proportion to its score, as RM3 weights
   its feedback documents by their query likelihood) score the candidates a second time at a lower
   weight. It only reorders: a record that shares no word with the query is never brought in.
-Measured on LoCoMo by bench/search_locomo.py (see docs/search.md).
+Measured on LoCoMo by bench/search_locomo.py (see docs/notes/search-studies.md).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Words are a record's own, as written: case-folded, split at `_ . / -` and camelC
 stopwords dropped, not stemmed (the unstemmed words did better than the stems on LoCoMo's tuning
 half). They are stored in the index (`texts.words`). CJK runs are left to the bigrams.
 
-How the signal is used (rank.py), measured by bench/search_locomo.py (docs/search.md):
+How the signal is used (rank.py), measured by bench/search_locomo.py (docs/notes/search-studies.md):
 * lexical search adds WEIGHT × (a record's spelling score / the best one) to its word score /
   the best one;
 * hybrid search fuses three rankings by reciprocal rank: words, meaning and spelling, the last
