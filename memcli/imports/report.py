@@ -101,7 +101,7 @@ def _short(text: str) -> str:
 
 
 def print_dry_run(todo: Plan, as_json: bool) -> None:
-    chunks = []
+    chunks: list[dict[str, Any]] = []
     for w in todo.work:
         messages = prompt.messages(w)
         chunks.append({"source": w.source.id, "kind": w.source.kind, "range": list(w.chunk.range),
