@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,7 +17,7 @@ from memcli.atomicio import atomic_write_text
 from memcli.records.models import Source
 from memcli.workspace import Workspace
 
-STAGING_VERSION = 1
+STAGING_VERSION: Final = 1
 # Bounded strings and lists keep small local models from running on forever; llama.cpp turns the
 # bounds into a grammar, and at 2 000 chars / 50 items that grammar no longer parses (the server
 # dies), so the bounds stay where a real llama.cpp server was seen to work (bench/smoke_real_model.py).
