@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memcli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, MemcliError
 
@@ -42,7 +43,8 @@ def _write_crash_log(exc: BaseException) -> Path | None:
     return path
 
 
-def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type, ...]]:
+def _click_exceptions() -> tuple[tuple[type[Exception], ...], tuple[type[Any], ...],
+                                 tuple[type[Exception], ...]]:
     """(Exit, ClickException, Abort) classes of the click that Typer really uses: recent Typer
     vendors its own copy (`typer._click`), older Typer uses the `click` package; accept both."""
     if "typer" not in sys.modules:  # a lean entry (memcli.entry): nothing can raise them
@@ -50,9 +52,9 @@ def _click_exceptions() -> tuple[tuple[type, ...], tuple[type, ...], tuple[type,
 
     import typer  # here: the lean routes never load Typer
 
-    exits: list[type] = [typer.Exit]
-    errors: list[type] = []
-    aborts: list[type] = [typer.Abort]
+    exits: list[type[Exception]] = [typer.Exit]
+    errors: list[type[Any]] = []  # click's ClickException, found at run time: show(), exit_code
+    aborts: list[type[Exception]] = [typer.Abort]
     for name in ("typer._click.exceptions", "click.exceptions"):
         try:
             module = importlib.import_module(name)

@@ -335,7 +335,7 @@ class _Cache:
         return rows if isinstance(rows, dict) else {}
 
     def get(self) -> Config | None:
-        values = self._rows().get(self.key)
+        values: Any = self._rows().get(self.key)  # garbage raises below
         try:
             return Config(**{name: _section(SECTIONS[name], values[name]) for name in SECTIONS})
         except (TypeError, KeyError, AttributeError):  # none kept, or garbage: validate

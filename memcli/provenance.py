@@ -293,5 +293,7 @@ def agent_directives(text: str) -> list[Directive]:
             found.append(Directive(n, "command", line.strip()[:_SNIPPET]))
         elif _FETCH.search(line):
             found.append(Directive(n, "fetch", line.strip()[:_SNIPPET]))
-    seen: set[tuple[int, str]] = set()
-    return [d for d in found if (d.line, d.what) not in seen and not seen.add((d.line, d.what))]
+    unique: dict[tuple[int, str], Directive] = {}  # the first of each (line, what), in order
+    for d in found:
+        unique.setdefault((d.line, d.what), d)
+    return list(unique.values())

@@ -10,7 +10,7 @@ import datetime as dt
 import functools
 import hashlib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,7 +18,7 @@ from memcli.atomicio import atomic_write_text
 from memcli.records.models import Source
 from memcli.workspace import Workspace
 
-STAGING_VERSION = 1
+STAGING_VERSION: Final = 1
 # Bounded strings and lists keep small local models from running on forever; llama.cpp turns the
 # bounds into a grammar, and at 2 000 chars / 50 items that grammar no longer parses (the server
 # dies), so the bounds stay where a real llama.cpp server was seen to work (bench/smoke_real_model.py).
@@ -113,7 +113,7 @@ def sifted(items: ExtractedItems) -> tuple[ExtractedItems, int]:
                 dropped += 1
             else:
                 kept[kind].append(item)
-    return (ExtractedItems.model_construct(**kept) if dropped else items), dropped
+    return (items.model_copy(update=kept) if dropped else items), dropped
 
 
 class Usage(BaseModel):

@@ -53,7 +53,8 @@ ESTIMATE = "estimate"
 
 
 class TokenCounter(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: the counters are frozen dataclasses
 
     def count(self, text: str) -> int: ...
 

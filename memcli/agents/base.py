@@ -84,12 +84,18 @@ class Headless:
 
 
 class Agent(Protocol):
-    NAME: str  # SessionInfo.agent: in `memcli sessions`, staging files, the ledger
-    TITLE: str  # how messages and docs name it
-    HOOKS: Hooks | None  # None: it runs no hooks, memcli only reads its sessions
+    # Read-only members (properties), so that a module's `HOOKS = None` or `TOOL_NAMES = ("a",)`
+    # matches them as it is: a mutable protocol attribute would have to be declared with the same type.
+    @property
+    def NAME(self) -> str: ...  # SessionInfo.agent: in `memcli sessions`, staging files, the ledger
+    @property
+    def TITLE(self) -> str: ...  # how messages and docs name it
+    @property
+    def HOOKS(self) -> Hooks | None: ...  # None: it runs no hooks, memcli only reads its sessions
     # How its transcripts (and allow rules) name an MCP server's tool ("mcp__{server}__{tool}"),
     # this version's first
-    TOOL_NAMES: tuple[str, ...]
+    @property
+    def TOOL_NAMES(self) -> tuple[str, ...]: ...
 
     def load(self) -> Parts:
         """Its reader, discovery and wiring (importing them the first time)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +93,7 @@ class Document:
             raise JsonSyntaxError("nested too deeply to be a settings file") from None
         return cls(text, plain, root, data)
 
-    def find(self, path: list[str | int]) -> Node | None:
+    def find(self, path: Sequence[str | int]) -> Node | None:
         """The node at `path` (object keys, array indices), or None."""
         node = self.root
         for key in path:

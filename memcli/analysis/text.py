@@ -284,7 +284,7 @@ def query_phrases(query: str) -> list[list[str]]:
 
 def is_prefix(terms: Sequence[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
-    return len(terms) == 1 and len(terms[0]) == 1 and bool(_TOKEN.match(terms[0]).group(1))
+    return len(terms) == 1 and len(terms[0]) == 1 and bool((m := _TOKEN.match(terms[0])) and m.group(1))
 
 
 def fts_query(groups: Sequence[Group]) -> str:

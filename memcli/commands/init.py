@@ -55,9 +55,9 @@ def run(workspace: Path | None = None) -> int:
         print(f"Initialised memcli workspace in {root}: {', '.join(created)}")
     else:
         print(f"memcli workspace in {root} is already initialised")
-    missing = onpath.warning("git's merge driver for records")
-    if "merge driver in git config" in created and missing:
-        print(missing)
+    no_memcli = onpath.warning("git's merge driver for records")
+    if "merge driver in git config" in created and no_memcli:
+        print(no_memcli)
     if not in_git_repo(root):
         print("Not a git repository yet: run `memcli init` again after `git init` to register the merge "
               "driver for records")

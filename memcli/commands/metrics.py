@@ -74,7 +74,7 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
             name = m.path + (f" (← {', '.join(m.merged_from)})" if m.merged_from else "")
             cells.append((name, str(m.count), f"{m.rate:.2f}", last, "yes" if m.protected else "no"))
             table.add_row(*cells[-1])
-        print_table(console, table, [c.header for c in table.columns], cells)
+        print_table(console, table, [str(c.header) for c in table.columns], cells)
     elif metrics.records:
         console.print("No record has been invoked yet (--all lists every record).")
     hidden = len(metrics.records) - len(rows)

@@ -49,7 +49,7 @@ def run(paths: list[Path] | None = None, *, since: str | None = None, show_all: 
     for row in rows:
         table.add_row(*row)
     console = Console()
-    print_table(console, table, [c.header for c in table.columns], rows)
+    print_table(console, table, [str(c.header) for c in table.columns], rows)
     for info in infos:
         if info.skipped:
             console.print(skipped_note(info), highlight=False, soft_wrap=True)

@@ -126,7 +126,7 @@ def _one_run(ctx: _Context, staging: inputs.StagingSet, run_id: str) -> RunResul
     result = RunResult(run_id, started_at=history.now(), consumed=staging.ids, invalid=list(staging.invalid))
     history.record(ws, "consolidate", result.to_history(running=True))
     work = _scratch_workspace(ws, run_id)
-    convo = None
+    convo: delegate.AgentConversation | agent.Conversation | None = None
     flagged: tuple[str, ...] = ()  # the run's untrusted sentences: what reports shown to people withhold
     try:
         before = scratch.fingerprint(ws)

@@ -185,7 +185,8 @@ def _cause(turn: list[dict[str, Any]], parts: dict[str, int], room: int) -> str:
     if parts["instructions and input"] >= room:
         return ("the instructions and input (memory.context_tokens sets the window; a model with a larger "
                 "one fits more)")
-    worst = max(("the latest turn", "earlier tool traffic", "the model's earlier narration"), key=parts.get)
+    worst = max(("the latest turn", "earlier tool traffic", "the model's earlier narration"),
+                key=parts.__getitem__)
     if worst == "the model's earlier narration":
         return "the model's narration (its replies without a tool call and memcli's answers to them)"
     if worst == "earlier tool traffic":

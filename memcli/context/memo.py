@@ -42,10 +42,11 @@ class LayoutMemo:
 
     def get(self, key: str) -> tuple[str, Fields] | None:
         row = self._rows.get(key)
-        if not isinstance(row, list) or len(row) != 5 or not isinstance(row[0], str):
+        if not isinstance(row, list) or len(row) != 5:
             return None
         name, n_summary, n, truncated, tokens = row
-        if not all(isinstance(v, int) for v in (n_summary, n, tokens)) or not isinstance(truncated, bool):
+        if not (isinstance(name, str) and isinstance(n_summary, int) and isinstance(n, int)
+                and isinstance(tokens, int) and isinstance(truncated, bool)):
             return None
         return name, (n_summary, n, truncated, tokens)
 

@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from memcli.anchors import AnchorChecker
 from memcli.records.anchors import Anchor, anchors_of
@@ -167,8 +167,9 @@ def _read_store(workspace: Workspace, store: RecordStore) -> Resident | None:
     store.refresh()
     if store.linked:
         return None
-    rows = [(slug, path, (kind, entry, invoked, updated) if valid else None)
-            for slug, path, valid, kind, entry, invoked, updated in store.knowledge()]
+    # a valid row has all four fields (store.knowledge types them for any row)
+    rows = cast("list[Row]", [(slug, path, (kind, entry, invoked, updated) if valid else None)
+                              for slug, path, valid, kind, entry, invoked, updated in store.knowledge()])
     odd = [p for p in store.odd if p == SUMMARY_PATH or p.startswith(KIND_DIRS[Kind.KNOWLEDGE] + "/")]
     snap = None
     if odd:  # links and folders named like records: read as the Linter reads them
@@ -183,7 +184,7 @@ def _read_store(workspace: Workspace, store: RecordStore) -> Resident | None:
     shown = with_anchor_marks(workspace.root, shown, anchors)
     if snap is not None and snap.exists(SUMMARY_PATH):
         rec = snap.record(SUMMARY_PATH)
-        summary = (rec.model is not None, rec.body)
+        summary: tuple[bool, str] | None = (rec.model is not None, rec.body)
     else:
         summary = store.summary()
     lines, summary_path, skipped = summary_part(summary, skipped)

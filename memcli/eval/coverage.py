@@ -68,7 +68,7 @@ def view(rel: str, data: bytes) -> RecordView | None:
         return None
     rec = parse_record(rel, data, where.kind, where.slug, validate=False)
     meta = rec.meta if isinstance(rec.meta, dict) else {}
-    description = meta.get("description") if isinstance(meta.get("description"), str) else ""
+    description = got if isinstance(got := meta.get("description"), str) else ""
     text = "\n".join([where.slug.replace("-", " "), description, rec.body if rec.ok else ""])
     return RecordView(rel, where.slug, where.kind.value, meta.get("status") == "replaced",
                       tuple(_sources(meta.get("sources")) + _sources(meta.get("last_sources"))),

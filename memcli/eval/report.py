@@ -76,7 +76,7 @@ def _count(held: int, total: int) -> str:
 def render_text(report: Report, console: Console, staged: Staged | None = None) -> None:
     s = summary(report)
 
-    def out(text: str, **kw: object) -> None:
+    def out(text: str, **kw: Any) -> None:
         console.print(text, soft_wrap=True, **kw)  # one line each, not wrapped at 80 columns
     out(f"memcli eval: {report.sessions} sessions, {report.statements} user statements, "
         f"{report.directives} instructions, corrections or preferences", highlight=False)

@@ -56,7 +56,7 @@ class Statement:
 
 def sentences(text: str) -> list[str]:
     """The sentences a prompt says, pasted blocks and quotes left out."""
-    out = []
+    out: list[str] = []
     for line in _FENCED.sub("\n", text).splitlines():
         if line.lstrip().startswith(">"):
             continue

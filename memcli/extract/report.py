@@ -136,7 +136,7 @@ def print_summary(tally: Tally, as_json: bool) -> None:
 
 
 def print_dry_run(todo: Plan, as_json: bool) -> None:
-    chunks = []
+    chunks: list[dict[str, Any]] = []
     for w in todo.work:
         messages = prompt.messages(w.info.agent, w.chunk)
         remembered = [{"range": [r.start, r.end], "kind": r.kind, "text": r.text, "why": r.why}

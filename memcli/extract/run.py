@@ -45,6 +45,7 @@ from memcli.sessions import discover
 from memcli.staging import (
     Branch,
     ExtractedItems,
+    Provenance,
     StagingFile,
     Usage,
     sifted,
@@ -370,7 +371,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
                               usage=Usage(prompt_tokens=usage.prompt_tokens,
                                           completion_tokens=usage.completion_tokens,
                                           cost_usd=usage.cost_usd),
-                              items=items, provenance=provenance_of(w.chunk),
+                              items=items, provenance=Provenance.model_validate(provenance_of(w.chunk)),
                               branch=branches.get((w.key, w.chunk.range)))
         write_staging(staging_dir, staging)
         ledger.record(w.key, w.info.session_id, w.first_entry, w.last_entry, start, end, version,

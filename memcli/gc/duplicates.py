@@ -149,7 +149,7 @@ def group_duplicates(
         groups[_find(parent, a)].append((a, b, score))
     out = []
     for matches in groups.values():
-        members = sorted({docs[i].path for a, b, _ in matches for i in (a, b)})
+        paths = sorted({docs[i].path for a, b, _ in matches for i in (a, b)})
         pairs_found = tuple((docs[a].path, docs[b].path, s) for a, b, s in matches)
-        out.append(DuplicateGroup(tuple(members), pairs_found))
+        out.append(DuplicateGroup(tuple(paths), pairs_found))
     return sorted(out, key=lambda g: g.paths)

@@ -98,7 +98,7 @@ def patches_in(root: Path, commit: str, into: str) -> bool:
     `into` has more than PATCH_SCAN commits since the fork (each of them would be diffed)."""
     base = _text(root, "merge-base", into, commit)
     ahead = _text(root, "rev-list", "--count", f"{base}..{into}") if base else None
-    if not ahead or int(ahead) > PATCH_SCAN:
+    if not base or not ahead or int(ahead) > PATCH_SCAN:
         return False
     cherry = _text(root, "cherry", into, commit)
     marks = [line[:1] for line in (cherry or "").splitlines() if line.strip()]

@@ -97,7 +97,7 @@ def _locate(ws: Workspace, session: str | None, transcript: str | None):
     if transcript and Path(transcript).is_file():
         infos = discover(ws, paths=[Path(transcript)])
         same = [i for i in infos if session is None or i.session_id == session]
-        return (same or infos or [None])[0]
+        return next(iter(same or infos), None)
     if session:
         try:
             return find_session(ws, session, scan=True)

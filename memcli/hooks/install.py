@@ -240,7 +240,7 @@ def twice_wired(agent: str, root: Path | None) -> list[str]:
             f"keep one (memcli hooks uninstall --agent {name} --scope user)" for name in both]
 
 
-def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, object]]:
+def collect(agent: str, scope: str, root: Path | None) -> list[dict[str, str]]:
     rows = []
     for cf in _files(agent, scope, root):
         try:

@@ -113,7 +113,7 @@ def _nothing_found(looked: list[str] | None) -> None:
 
 
 def print_dry_run(todo: Plan, as_json: bool, looked: list[str] | None = None) -> None:
-    chunks = []
+    chunks: list[dict[str, Any]] = []
     for w in todo.work:
         messages = prompt.messages(w)
         chunks.append({"source": w.source.id, "kind": w.source.kind, "range": list(w.chunk.range),

@@ -191,7 +191,7 @@ class Snapshot:
         if not self._stored(path):
             return None
         found = self._kept.get(path)
-        if found is None and not self._kept_all and os.getpid() == self._pid:
+        if found is None and self.store is not None and not self._kept_all and os.getpid() == self._pid:
             if len(self._kept) >= _BULK:
                 self.keep_all()
                 found = self._kept.get(path)
@@ -236,9 +236,9 @@ class Snapshot:
         by_slug = self.slugs[kind]
         found: dict[str, RecordFacts] = {}
         if self.store is not None:  # the store's rows of this kind, as far as this snapshot has them
-            for path, (slug, facts) in self._kept_facts(kind).items():
-                if needle in facts.needles and by_slug.get(slug) == path and path not in self.overlay:
-                    found[path] = facts
+            for path, (slug, kept) in self._kept_facts(kind).items():
+                if needle in kept.needles and by_slug.get(slug) == path and path not in self.overlay:
+                    found[path] = kept
         for path in self._unkept(kind):  # links, proposed changes, records the store does not hold
             facts = self._facts.get(path)
             if facts is None:

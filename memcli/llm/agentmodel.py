@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -121,8 +122,7 @@ class AgentGateway:
         usage = CallUsage()
         problem, asked = "", prompt
         for _ in range(self.repair_attempts + 1):
-            reply = self._run(lambda folder, asked=asked: self.dialect.ask(
-                system, asked, json_schema, self.inner, folder), "agent")
+            reply = self._run(partial(self.dialect.ask, system, asked, json_schema, self.inner), "agent")
             usage += _usage(reply)
             answer = reply.structured if reply.structured is not None else reply.text
             try:

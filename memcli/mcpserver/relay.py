@@ -44,7 +44,7 @@ def serve(path: str) -> int:
     except relay.RelayError as exc:
         raise UsageError(str(exc)) from None
     listing = link.ask({"op": "tools"})
-    tools = [Tool(name=t["name"], description=t.get("description") or "", inputSchema=t["input_schema"])
+    tools = [Tool(name=t["name"], description=t.get("description") or "", input_schema=t["input_schema"])
              for t in listing.get("tools", [])]
 
     async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
@@ -55,9 +55,9 @@ def serve(path: str) -> int:
         try:
             answer = await asyncio.to_thread(link.ask, message)
         except (relay.RelayError, OSError) as exc:
-            return CallToolResult(content=[TextContent(type="text", text=str(exc))], isError=True)
+            return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
         return CallToolResult(content=[TextContent(type="text", text=str(answer.get("text", "")))],
-                              isError=bool(answer.get("error")))
+                              is_error=bool(answer.get("error")))
 
     server = Server(SERVER_NAME, version=__version__, instructions=listing.get("instructions") or None,
                     on_list_tools=list_tools, on_call_tool=call_tool)

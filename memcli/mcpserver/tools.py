@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memcli.errors import MemcliError, UsageError
 from memcli.fence import memory_fence
@@ -25,6 +25,7 @@ from memcli.workspace import KIND_DIRS, SUMMARY_PATH
 if TYPE_CHECKING:
     from memcli.mcpserver.shapes import (
         ContextResult,
+        Hit,
         ReadResult,
         RememberResult,
         SearchResult,
@@ -66,7 +67,7 @@ def search(ws: Workspace, query: str, types: list[str] | None = None, limit: int
     except UsageError as exc:
         raise ToolFailure(str(exc)) from None
     hits = service.answer(ws, parsed, types=types, limit=limit, lexical=True, index=index).hits
-    data: SearchResult = {"query": query, "hits": hits_json(hits)}  # type: ignore[misc]
+    data: SearchResult = {"query": query, "hits": cast("list[Hit]", hits_json(hits))}  # shapes.Hit: that JSON
     if not hits:
         data["message"] = f"No record matches {query!r}. Try other words, or fewer of them."
     return Reply(_as_json(data), data)  # JSON, as clients parse it: the hits are strings in it

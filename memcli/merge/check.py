@@ -35,8 +35,8 @@ def kind_of(path: str) -> tuple[str | None, PurePosixPath | None]:
     parts = PurePosixPath(path).parts
     if len(parts) >= 2 and parts[-2:] == ("memory", "summary.md"):
         return "summary", PurePosixPath(*parts[:-2])
-    if len(parts) >= 3 and parts[-1].endswith(".md") and tuple(parts[-3:-1]) in _FOLDERS:
-        return _FOLDERS[tuple(parts[-3:-1])], PurePosixPath(*parts[:-3])
+    if len(parts) >= 3 and parts[-1].endswith(".md") and (parts[-3], parts[-2]) in _FOLDERS:
+        return _FOLDERS[parts[-3], parts[-2]], PurePosixPath(*parts[:-3])
     if len(parts) >= 2 and parts[-1].endswith(".md") and parts[-2] == "knowledge":
         return "knowledge", PurePosixPath(*parts[:-2])
     return None, None

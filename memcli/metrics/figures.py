@@ -165,11 +165,11 @@ def compute(state: State, records: dict[str, RecordInfo], threshold: float) -> d
             if rec.created_at and (target.window_start is None or rec.created_at < target.window_start):
                 target.window_start = rec.created_at
     for session in state.sessions.values():
-        for target, how, index, stamp in session.invokes:
-            path = target if "/" in target else by_slug.get(target)  # a path, or a slug to look up
-            if path is None or path not in final:
+        for named, how, index, stamp in session.invokes:
+            key = named if "/" in named else by_slug.get(named)  # a path, or a slug to look up
+            if key is None or key not in final:
                 continue
-            metrics = out[final[path]]
+            metrics = out[final[key]]
             when = _as_time(stamp)
             if when is not None and metrics.window_start is not None and when < metrics.window_start:
                 continue  # before the record existed: not a use of it

@@ -91,9 +91,9 @@ def count_entries(session: SessionState, entries: Iterable[Entry], fallback: dt.
     days = {day.isoformat(): tokens for day, tokens in new_days.items()}
     _spread(session.logged, max(total - session.logged_total, 0), days, last or fallback)
     session.logged_total = max(total, session.logged_total)
-    for day, estimate in days.items():
+    for iso, estimate in days.items():
         if estimate:
-            session.estimated[day] = session.estimated.get(day, 0) + estimate
+            session.estimated[iso] = session.estimated.get(iso, 0) + estimate
     session.entries += counted
     if last is not None:
         session.last_time = last.isoformat()

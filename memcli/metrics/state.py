@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memcli.atomicio import atomic_write_text
 from memcli.errors import MemcliError
 
-STATE_VERSION = 1
+STATE_VERSION: Final = 1
 STATE_FILE = "metrics.json"
 
 # One invoke: target (path or slug), how, entry index, RFC 3339 time or None.

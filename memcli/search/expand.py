@@ -113,11 +113,11 @@ def feedback_terms(first_docs: list[list[str]], candidates: dict[int, list[str]]
     so a term is worth as much as it tells them apart, and the counts cost no extra reads (the
     collection-wide document frequency of common words is what made FTS5's vocabulary table slow).
     """
-    tf: Counter[str] = Counter()
+    tf: dict[str, float] = {}  # weighed counts: a Counter holds ints
     for words, share in zip(first_docs, shares or [1.0] * len(first_docs), strict=True):
         for t in words:
             if t not in exclude and len(t) > 1:
-                tf[t] += share
+                tf[t] = tf.get(t, 0.0) + share
     if not tf:
         return {}
     df: Counter[str] = Counter(t for words in candidates.values() for t in set(words) if t in tf)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from memcli.search import semantic
 from memcli.search.hit import SearchHit
@@ -63,8 +64,8 @@ class SearchIndex(RecordStore):
             self.vectors = semantic.update(self.conn, embedder, self.vector_cache)
             if self.vectors.error:
                 embedder = None
-        kwargs = dict(types=types, kind=kind, status=status, include_replaced=include_replaced, limit=limit,
-                      embedder=embedder)
+        kwargs: dict[str, Any] = dict(types=types, kind=kind, status=status,
+                                      include_replaced=include_replaced, limit=limit, embedder=embedder)
         try:
             return rank(self, query, **kwargs)
         except sqlite3.DatabaseError:

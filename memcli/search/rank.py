@@ -136,7 +136,7 @@ def rank(index: Index, query: str | Query, *, types: Iterable[str] | None = None
     words = _ranked(scores, paths)
     firsts = dict.fromkeys(words[: spelling.CANDIDATES] + meaning[: spelling.CANDIDATES])
     spelled = spelling.scores(index.conn, list(firsts), q.words)
-    if meaning:  # three rankings fused: words, meaning, spelling
+    if meaning and embedder is not None:  # three rankings fused: words, meaning, spelling
         rankings = [(1.0, words[:depth]), (1.0, meaning),
                     (spelling.FUSION_WEIGHT, _ranked(spelled, paths)[:depth])]
         scores = semantic.fuse(rankings, embedder.fusion_k)

@@ -420,7 +420,9 @@ def _unwrapped(view: str) -> tuple[str, list[int]] | None:
     """The view with each line break inside a long token taken out (a wrapped key), or None."""
     if _WRAP.search(view) is None:
         return None
-    keep, index, pos = [], [], 0
+    keep: list[str] = []
+    index: list[int] = []
+    pos = 0
     for m in _WRAP.finditer(view):
         keep.append(view[pos:m.start()])
         index.extend(range(pos, m.start()))

@@ -69,7 +69,7 @@ def discover(workspace, since: dt.datetime | None = None, paths: list[Path] | No
     root, config, state_dir = _root_and_config(workspace)
     cache = ScanCache(state_dir if scan else None)
     explicit = paths is not None and len(paths) > 0
-    files = [f for p in paths for f in _walk(Path(p))] if explicit else candidate_files(root, config, since)
+    files = [f for p in paths for f in _walk(Path(p))] if paths else candidate_files(root, config, since)
     seen: set[tuple[Path, str]] = set()
     out: list[SessionInfo] = []
     for path in files:

@@ -23,6 +23,8 @@ from memcli.skills import place, render, state
 from memcli.skills.sources import Source, digest, file_digest, read_sources, record_files
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memcli.skills.place import Target
     from memcli.workspace import Workspace
 
@@ -125,6 +127,11 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
+def _reader(folder: Path) -> Callable[[str], bytes | None]:
+    """`_read` of a file in `folder` by its name (what render.edited asks for)."""
+    return lambda name: _read(folder / name)
+
+
 def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: list[str],
           result: Result) -> _Plan:
     plan = _Plan()
@@ -144,7 +151,7 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
                     result.kept.append({"skill": rel, "record": _source_of(files)})
                     desired[folder].pop(name)
                 continue
-            changed_by_hand = render.edited(mark or b"", lambda n, rel=rel: _read(root / rel / n))
+            changed_by_hand = render.edited(mark or b"", _reader(root / rel))
             if changed_by_hand:  # noticed, not overwritten: the person decides (docs/skills.md)
                 result.edited.append({"skill": rel, "files": changed_by_hand})
                 if files is not None:

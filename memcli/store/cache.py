@@ -18,6 +18,7 @@ import marshal
 import os
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from memcli.store.store import RecordStore
 
@@ -82,7 +83,7 @@ class ScopeCache:
         except (ValueError, EOFError, TypeError):
             return None
 
-    def dump(self, key: bytes, value: object) -> None:
+    def dump(self, key: bytes, value: Any) -> None:  # what marshal takes
         self.put(key, marshal.dumps(value))
 
     def count(self) -> int:

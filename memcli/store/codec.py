@@ -65,9 +65,9 @@ def _dec(value: Any) -> Any:
     if kind is tuple:
         if value[0] == _DATE:
             return dt.date(*value[1:])
-        *fields, micro, fold = value[1:]
+        year, month, day, hour, minute, second, us, micro, fold = value[1:]
         zone = None if micro is None else dt.timezone(dt.timedelta(microseconds=micro))
-        return dt.datetime(*fields, tzinfo=zone, fold=fold)
+        return dt.datetime(year, month, day, hour, minute, second, us, tzinfo=zone, fold=fold)
     return value
 
 

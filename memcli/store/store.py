@@ -122,7 +122,7 @@ class RecordStore(Database):
         # The listing's digest equal to the stored one means nothing changed, without reading a
         # row. It is stored only while every file is trusted by its stamp.
         listing = found.digest()
-        version = None
+        version: str | None = None
         if postings:
             from memcli.store.postings import VERSION as version  # here: only search's postings
         kept = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('listing', 'postings')"))
@@ -398,7 +398,8 @@ class RecordStore(Database):
         for slug, path, bits, blob in rows:
             facts = made.get((bits, blob))
             if facts is None:
-                fields = marshal.loads(blob) if blob is not None else (None, None, None, None)
+                fields: tuple[str | None, int | None, tuple[str, ...] | None, int | None] = (
+                    marshal.loads(blob) if blob is not None else (None, None, None, None))
                 needles = tuple(n for i, n in enumerate(NEEDLES) if bits & (1 << i))
                 facts = made[bits, blob] = RecordFacts(*fields, needles)
             out[path] = (slug, facts)

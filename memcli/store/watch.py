@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
+from typing import Any
 
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH
 
@@ -94,7 +95,7 @@ class Watch:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.alive = False
-        self._notify = None
+        self._notify: Any = None  # an inotify_simple.INotify once armed (it ships no types)
         self._folders: dict[int, str] = {}  # watch descriptor → folder
 
     def arm(self) -> bool:

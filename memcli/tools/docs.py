@@ -78,9 +78,9 @@ def list_docs(root: Path) -> ToolResult:
             if len(found) > MAX_FILES:
                 break
     for folder in skill_folders():  # the agents' skill folders: a person's skills
-        base = root / folder
-        if base.is_dir() and not base.is_symlink():
-            found += sorted(f"{folder}/{p.parent.name}/SKILL.md" for p in base.glob("*/SKILL.md"))
+        at = root / folder
+        if at.is_dir() and not at.is_symlink():
+            found += sorted(f"{folder}/{p.parent.name}/SKILL.md" for p in at.glob("*/SKILL.md"))
     files = [{"path": rel, "bytes": (root / rel).stat().st_size} for rel in found if _resolved(root, rel)]
     shown = files[:MAX_FILES]
     more = f" (first {MAX_FILES} shown)" if len(files) > MAX_FILES else ""

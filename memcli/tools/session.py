@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
@@ -35,6 +35,9 @@ from memcli.tools.read import list_folder, read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
 from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
 from memcli.workspace import Kind, Workspace, locate
+
+if TYPE_CHECKING:
+    from memcli.lint.rules.base import Op
 
 
 class ToolSession:
@@ -265,6 +268,7 @@ class ToolSession:
         if data is None:
             violations += check_delete_kind(rel) + self._protection.check_delete(rel)
         else:
+            assert new is not None  # parsed above, as data is not None
             if before is not None:
                 old = parse_record(rel, before, loc.kind, loc.slug)
                 violations += self._protection.check_shrink(
@@ -274,7 +278,8 @@ class ToolSession:
                 violations += check_trust(new, before, data, self._trust)
             if loc.kind is Kind.KNOWLEDGE and before is None:
                 violations += check_new_knowledge(rel, new, self._candidates)
-        lint_op = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}[op]
+        lint_ops: dict[str, Op] = {"create": "create", "replace": "write", "edit": "edit", "delete": "delete"}
+        lint_op = lint_ops[op]
         created = before is None or rel in self._created
         vouched = new is not None and said_by_user(new, self._trust)
         findings = lint_change(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,7 @@ class EntryStream(Iterator[Entry]):
 
 
 def raw_lines(path: Path, stats: ReadStats, start: int = 0,
-              cursor: Cursor | None = None) -> Iterator[tuple[int, bytes | None, bool]]:
+              cursor: Cursor | None = None) -> Generator[tuple[int, bytes | None, bool], None, None]:
     """(0-based line number, line bytes without the newline or None when too long, complete?).
 
     `start` is a byte offset that must sit at the beginning of a line (Aider sessions inside one file).

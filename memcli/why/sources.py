@@ -3,8 +3,9 @@ points to, and a short, redacted excerpt of them."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ class SourceStory:
     source: str
     found: bool
     agent: str | None = None
-    roles: list[str] = field(default_factory=list)
+    roles: list[str] = dataclasses.field(default_factory=list)  # (`field` is a member here)
     excerpt: str | None = None
     note: str | None = None
 
@@ -73,16 +74,16 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
     if wanted:
         sessions = discover(ws, scan=False)
         ids = {i.session_id for i in sessions}
-        for src in wanted:
-            for info in sessions:
-                if info.session_id == src.session_id or (
-                        src.session_id not in ids and info.session_id.startswith(src.session_id)):
-                    infos.setdefault(src.session_id, info)
-        for src in wanted:
-            if src.session_id not in infos and (known := extracted_files(ws, src.session_id)):
-                for info in discover(ws, paths=known, scan=False):
-                    if info.session_id.startswith(src.session_id):
-                        infos.setdefault(src.session_id, info)
+        for cited in wanted:
+            for candidate in sessions:
+                if candidate.session_id == cited.session_id or (
+                        cited.session_id not in ids and candidate.session_id.startswith(cited.session_id)):
+                    infos.setdefault(cited.session_id, candidate)
+        for cited in wanted:
+            if cited.session_id not in infos and (known := extracted_files(ws, cited.session_id)):
+                for candidate in discover(ws, paths=known, scan=False):
+                    if candidate.session_id.startswith(cited.session_id):
+                        infos.setdefault(cited.session_id, candidate)
     out = []
     for name, src, raw in found:
         if src is None:

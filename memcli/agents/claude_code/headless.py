@@ -63,11 +63,11 @@ def read(stdout: str, stderr: str) -> Reply:
             break
     if result is None:
         return Reply(error=_last_line(stderr) or "no result in its output")
-    usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+    usage = got if isinstance(got := result.get("usage"), dict) else {}
     prompt_tokens = sum(_int(usage.get(k)) for k in
                         ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     cost = result.get("total_cost_usd")
-    text = result.get("result") if isinstance(result.get("result"), str) else ""
+    text = got if isinstance(got := result.get("result"), str) else ""
     failed = bool(result.get("is_error")) or str(result.get("subtype", "success")) != "success"
     denied = tuple(str(d.get("tool_name", "?")) for d in result.get("permission_denials") or []
                    if isinstance(d, dict))

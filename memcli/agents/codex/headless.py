@@ -125,21 +125,21 @@ def read(stdout: str, stderr: str) -> Reply:
             continue
         seen = True
         kind = event.get("type")
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        item = got if isinstance(got := event.get("item"), dict) else {}
         if kind == "item.completed" and item.get("type") == "agent_message":
             text = str(item.get("text") or "")
         elif kind == "item.completed" and item.get("type") == "mcp_tool_call" and (
                 item.get("status") == "failed"):
-            failure = item.get("error") if isinstance(item.get("error"), dict) else {}
+            failure = got if isinstance(got := item.get("error"), dict) else {}
             if "approval" in str(failure.get("message", "")):  # its policy refused it: not memcli
                 denied.append(str(item.get("tool", "?")))
         elif kind == "turn.completed":
-            usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+            usage = got if isinstance(got := event.get("usage"), dict) else {}
             prompt_tokens += _int(usage.get("input_tokens"))
             completion_tokens += _int(usage.get("output_tokens"))
             turns += 1
         elif kind == "turn.failed":
-            failure = event.get("error") if isinstance(event.get("error"), dict) else {}
+            failure = got if isinstance(got := event.get("error"), dict) else {}
             error = str(failure.get("message") or "the turn failed")
         elif kind == "error" and error is None:
             error = str(event.get("message") or "error")

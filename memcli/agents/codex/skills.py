@@ -127,7 +127,9 @@ def _render(ordered: list[Listed], paths: list[str], budget: int,
         shortened = tuple(s.name for s in ordered if s.name in names and len(s.description) > cut)
         return (Listing(shortened=shortened), len(ordered),
                 sum(max(0, len(s.description) - cut) for s in ordered))
-    used, kept, bare, omitted = 0, 0, [], []
+    bare: list[str] = []
+    omitted: list[str] = []
+    used, kept = 0, 0
     for skill, cost in zip(ordered, least, strict=True):
         fits = used + cost <= budget  # it goes on past one that does not fit
         used, kept = (used + cost, kept + 1) if fits else (used, kept)

@@ -67,7 +67,7 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 
 def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
-    meta = next((o["payload"] for o in head if o.get("type") == "session_meta"), {})
+    meta: dict[str, Any] = next((o["payload"] for o in head if o.get("type") == "session_meta"), {})
     match = _UUID.search(path.stem)
     fallback = match.group(0) if match else path.stem
     session_id = meta["id"] if isinstance(meta.get("id"), str) else fallback
@@ -76,8 +76,8 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     extra = {k: meta[k] for k in ("originator", "cli_version", "source", "model_provider") if k in meta}
     if isinstance(meta.get("git"), dict):
         extra["git"] = meta["git"]
-    cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
-    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    cwd = got if isinstance(got := meta.get("cwd"), str) else None
+    git = got if isinstance(got := meta.get("git"), dict) else {}
     branch, commit = (v if isinstance(v, str) and v and v != "HEAD" else None
                       for v in (git.get("branch"), git.get("commit_hash")))
     return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=first, extra=extra, branch=branch,

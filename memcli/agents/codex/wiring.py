@@ -96,7 +96,7 @@ def states(scope: str, root: Path | None) -> list[str]:
 
 def folder_trust(root: Path, user: dict[str, Any]) -> str | None:
     """The trust level Codex applies to `root`: its own entry, else its repository root's."""
-    projects = user.get("projects") if isinstance(user.get("projects"), dict) else {}
+    projects = got if isinstance(got := user.get("projects"), dict) else {}
     top = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
     for folder in (root, top):
         for key in _spellings(folder):
@@ -108,7 +108,7 @@ def folder_trust(root: Path, user: dict[str, Any]) -> str | None:
 
 def memcli_hooks(cf: ConfigFile, data: dict[str, Any]) -> Iterator[tuple[list[str], str]]:
     """Each memcli hook handler in `cf` as (the keys Codex may file its state under, its hash)."""
-    events = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    events = got if isinstance(got := data.get("hooks"), dict) else {}
     for entry in cf.entries:
         groups = events.get(entry.path[-1]) if entry.key is None else None
         for g, group in enumerate(groups if isinstance(groups, list) else []):
@@ -136,7 +136,7 @@ def hook_hash(event: str, group: dict[str, Any], handler: dict[str, Any]) -> str
 
 def _hook_state(recorded: Any, keys: list[str], digest: str) -> str:
     found = recorded if isinstance(recorded, dict) else {}
-    state = next((found[k] for k in keys if isinstance(found.get(k), dict)), {})
+    state: dict[str, Any] = next((found[k] for k in keys if isinstance(found.get(k), dict)), {})
     if state.get("enabled") is False:
         return "disabled"
     trusted = state.get("trusted_hash")

@@ -104,7 +104,7 @@ def read(stdout: str, stderr: str) -> Reply:
             continue
         seen = True
         kind = event.get("type")
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = got if isinstance(got := event.get("data"), dict) else {}
         if kind == "assistant.message" and isinstance(data.get("content"), str) and data["content"]:
             text = data["content"]
         elif kind == "assistant.turn_start":
@@ -112,7 +112,7 @@ def read(stdout: str, stderr: str) -> Reply:
         elif kind == "tool.execution_start":
             names[str(data.get("toolCallId"))] = str(data.get("toolName") or "?")
         elif kind == "tool.execution_complete" and not data.get("success"):
-            failure = data.get("error") if isinstance(data.get("error"), dict) else {}
+            failure = got if isinstance(got := data.get("error"), dict) else {}
             if failure.get("code") == "denied":
                 denied.append(names.get(str(data.get("toolCallId")), "?"))
         elif kind == "session.error":

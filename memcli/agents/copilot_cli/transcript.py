@@ -56,7 +56,7 @@ def claim_record(obj: dict[str, Any]) -> bool:
 
 
 def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
-    start = next((o["data"] for o in head if claim_record(o)), {})
+    start: dict[str, Any] = next((o["data"] for o in head if claim_record(o)), {})
     session_id = start.get("sessionId")
     if not isinstance(session_id, str) or not session_id:
         session_id = path.parent.name if path.name == EVENTS else path.stem
@@ -66,8 +66,8 @@ def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     title = _title(path)
     if title:
         extra["title"] = title
-    context = start.get("context") if isinstance(start.get("context"), dict) else {}
-    branch = context.get("branch") if isinstance(context.get("branch"), str) else None
+    context = got if isinstance(got := start.get("context"), dict) else {}
+    branch = got if isinstance(got := context.get("branch"), str) else None
     return [SessionInfo(NAME, session_id, path, cwd=started_in(start),
                         first_time=parse_time(start.get("startTime")), extra=extra,
                         branch=branch if branch and branch != "HEAD" else None)]
@@ -124,7 +124,7 @@ def _uncarry(carry: tuple[str, ...]) -> Iterator[tuple[str, int]]:
 def _count(data: dict[str, Any], pending: dict[str, int], order: deque[str]) -> None:
     usage = data.get("usage")
     call = usage.get("apiCallId") if isinstance(usage, dict) else None
-    if not isinstance(call, str):
+    if not isinstance(usage, dict) or not isinstance(call, str):
         return
     numbers = [usage.get(k) for k in _USAGE]
     total = sum(n for n in numbers if isinstance(n, int))
@@ -151,7 +151,7 @@ def _entry(index: int, kind: str, data: dict[str, Any], obj: dict[str, Any],
         tokens = pending.pop(call, None) if isinstance(call, str) else None
         if tokens is None and isinstance(data.get("outputTokens"), int):
             tokens = data["outputTokens"]
-        thinking = data.get("reasoningText") if isinstance(data.get("reasoningText"), str) else ""
+        thinking = got if isinstance(got := data.get("reasoningText"), str) else ""
         return Entry(index, "assistant", text, stamp, tool_calls=calls, sidechain=side, tokens=tokens,
                      thinking=thinking, final=bool(text) and not calls)
     if kind == "tool.execution_complete":
@@ -168,7 +168,7 @@ def _call(request: dict[str, Any]) -> ToolCall:
 
 
 def _result(data: dict[str, Any]) -> ToolResult:
-    call = data.get("toolCallId") if isinstance(data.get("toolCallId"), str) else None
+    call = got if isinstance(got := data.get("toolCallId"), str) else None
     if data.get("success") is True:
         result = data.get("result")
         if not isinstance(result, dict):

@@ -156,7 +156,7 @@ def _agent_memory(doc: Parsed, where: Where) -> Selection:
     topic file's frontmatter has its name, description and (Claude Code) type. `type: user`
     memories describe the person and are private by Claude Code's own rule: never imported."""
     meta = doc.meta
-    nested = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    nested = got if isinstance(got := meta.get("metadata"), dict) else {}
     kind = meta.get("type") or nested.get("type")
     if kind == "user":
         return Selection("", (), ("a `type: user` memory (about the person, private): not imported",))

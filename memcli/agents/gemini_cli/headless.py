@@ -91,22 +91,22 @@ def read(stdout: str, stderr: str) -> Reply:
     if result is None:
         lines = [x.strip() for x in stderr.strip().splitlines() if x.strip()]
         return Reply(error=lines[-1] if lines else "no result in its output")
-    stats = result.get("stats") if isinstance(result.get("stats"), dict) else {}
-    models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
+    stats = got if isinstance(got := result.get("stats"), dict) else {}
+    models = got if isinstance(got := stats.get("models"), dict) else {}
     prompt_tokens = completion_tokens = turns = 0
     for entry in models.values():
         if not isinstance(entry, dict):
             continue
-        tokens = entry.get("tokens") if isinstance(entry.get("tokens"), dict) else {}
-        api = entry.get("api") if isinstance(entry.get("api"), dict) else {}
+        tokens = got if isinstance(got := entry.get("tokens"), dict) else {}
+        api = got if isinstance(got := entry.get("api"), dict) else {}
         prompt_tokens += _int(tokens.get("prompt"))
         completion_tokens += _int(tokens.get("candidates")) + _int(tokens.get("thoughts"))
         turns += _int(api.get("totalRequests"))
-    tools = stats.get("tools") if isinstance(stats.get("tools"), dict) else {}
-    by_name = tools.get("byName") if isinstance(tools.get("byName"), dict) else {}
+    tools = got if isinstance(got := stats.get("tools"), dict) else {}
+    by_name = got if isinstance(got := tools.get("byName"), dict) else {}
     denied = tuple(name for name, entry in by_name.items() if isinstance(entry, dict)
                    and _int((entry.get("decisions") or {}).get("reject")) > 0)
-    failure = result.get("error") if isinstance(result.get("error"), dict) else None
+    failure = got if isinstance(got := result.get("error"), dict) else None
     code = failure.get("code") if failure else None
     return Reply(text=str(result.get("response") or ""), prompt_tokens=prompt_tokens,
                  completion_tokens=completion_tokens, turns=turns,

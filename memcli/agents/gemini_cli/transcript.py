@@ -82,7 +82,7 @@ def describe(path: Path, head: dict[str, Any] | list[dict[str, Any]] | None) -> 
     records: a JSONL header among them, or a legacy object written on one line."""
     obj = next((o for o in head if claim_record(o)), {}) if isinstance(head, list) else head or {}
     jsonl = isinstance(head, list) and not sniff(obj)
-    session_id = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else path.stem
+    session_id = got if isinstance(got := obj.get("sessionId"), str) else path.stem
     extra: dict[str, Any] = {"format": "jsonl" if jsonl else "json"}
     if isinstance(obj.get("projectHash"), str):
         extra["project_hash"] = obj["projectHash"]
@@ -101,7 +101,7 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
         if obj is None:
             stats.truncated = True
             return
-        listed = obj.get("messages") if isinstance(obj.get("messages"), list) else []
+        listed = got if isinstance(got := obj.get("messages"), list) else []
         stats.lines = len(listed)
         messages = [(i, i, m) for i, m in enumerate(listed)]
     answered = {c.get("id") for _i, _e, m in messages if isinstance(m, dict)
@@ -162,7 +162,7 @@ def _output(part: Any) -> tuple[str, Any, bool] | None:
     """(text, call id, is error) of one `functionResponse` part."""
     call = part.get("functionResponse") if isinstance(part, dict) else None
     response = call.get("response") if isinstance(call, dict) else None
-    if not isinstance(response, dict):
+    if not isinstance(call, dict) or not isinstance(response, dict):
         return None
     error = "error" in response and "output" not in response
     return text_of(response.get("output", response.get("error", response))), call.get("id"), error

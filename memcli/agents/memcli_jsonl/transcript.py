@@ -30,8 +30,8 @@ def sniff(obj: dict[str, Any]) -> bool:
 
 def describe(path: Path, head: list[dict[str, Any]]) -> list[SessionInfo]:
     first = head[0] if head else {}
-    session_id = first.get("session_id") if isinstance(first.get("session_id"), str) else path.stem
-    cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
+    session_id = got if isinstance(got := first.get("session_id"), str) else path.stem
+    cwd = got if isinstance(got := first.get("cwd"), str) else None
     stamp = next((t for o in head if (t := parse_time(o.get("timestamp")))), None)
     return [SessionInfo(NAME, session_id, path, cwd=cwd, first_time=stamp)]
 
@@ -52,7 +52,7 @@ def _results(raw: Any) -> tuple[ToolResult, ...]:
 def entries(info: SessionInfo, stats: ReadStats, cursor: Cursor | None = None) -> Iterator[Entry]:
     """One entry per line; stateless, so every line read is a resume point."""
     for index, obj in json_objects(info.path, stats, cursor):
-        role = _ROLES.get(obj.get("role")) if isinstance(obj.get("role"), str) else None
+        role = _ROLES.get(got) if isinstance(got := obj.get("role"), str) else None
         if role is None or "content" not in obj:
             stats.skip("unknown-type")
             if cursor is not None:

@@ -107,23 +107,23 @@ def read(stdout: str, stderr: str) -> Reply:
             continue
         seen = True
         kind = event.get("type")
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
+        part = got if isinstance(got := event.get("part"), dict) else {}
         if kind == "text" and isinstance(part.get("text"), str):
             text = part["text"]
         elif kind == "step_finish":
-            tokens = part.get("tokens") if isinstance(part.get("tokens"), dict) else {}
-            cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+            tokens = got if isinstance(got := part.get("tokens"), dict) else {}
+            cache = got if isinstance(got := tokens.get("cache"), dict) else {}
             prompt_tokens += _int(tokens.get("input")) + _int(cache.get("read")) + _int(cache.get("write"))
             completion_tokens += _int(tokens.get("output")) + _int(tokens.get("reasoning"))
             cost += float(part["cost"]) if isinstance(part.get("cost"), int | float) else 0.0
             turns += 1
         elif kind == "tool_use":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            state = got if isinstance(got := part.get("state"), dict) else {}
             if state.get("status") == "error" and "permission" in str(state.get("error", "")).lower():
                 denied.append(str(part.get("tool") or "?"))
         elif kind == "error":
-            failure = event.get("error") if isinstance(event.get("error"), dict) else {}
-            data = failure.get("data") if isinstance(failure.get("data"), dict) else {}
+            failure = got if isinstance(got := event.get("error"), dict) else {}
+            data = got if isinstance(got := failure.get("data"), dict) else {}
             error = " ".join(str(data.get("message") or failure.get("name") or "error").split())
             code = data.get("statusCode")
             status = code if isinstance(code, int) and not isinstance(code, bool) else None

@@ -87,7 +87,7 @@ def entries(info: SessionInfo, stats: ReadStats) -> Iterator[Entry]:
 
 def _entry(index: int, part: dict[str, Any], message: dict[str, Any], stamp: Any) -> Entry | None:
     kind, user = part.get("type"), message.get("role") == "user"
-    text = part.get("text") if isinstance(part.get("text"), str) else ""
+    text = got if isinstance(got := part.get("text"), str) else ""
     if kind == "text" and not part.get("ignored"):
         if part.get("synthetic") or (not user and message.get("summary") is True):
             return Entry(index, "system", text, stamp, injected=True)
@@ -102,15 +102,15 @@ def _entry(index: int, part: dict[str, Any], message: dict[str, Any], stamp: Any
         name = part.get("filename") or (part.get("source") or {}).get("path") or part.get("mime") or "?"
         return Entry(index, "system", f"[file {name}]", stamp, injected=True)
     if kind == "subtask" and user:
-        prompt = part.get("prompt") if isinstance(part.get("prompt"), str) else ""
+        prompt = got if isinstance(got := part.get("prompt"), str) else ""
         return Entry(index, "user", prompt, stamp, injected=True)
     return None
 
 
 def _tool(index: int, part: dict[str, Any], stamp: Any) -> Entry:
-    state = part.get("state") if isinstance(part.get("state"), dict) else {}
+    state = got if isinstance(got := part.get("state"), dict) else {}
     args = state.get("input")
-    call_id = part.get("callID") if isinstance(part.get("callID"), str) else None
+    call_id = got if isinstance(got := part.get("callID"), str) else None
     call = ToolCall(str(part.get("tool", "?")), args if isinstance(args, dict) else text_of(args), call_id)
     results: tuple[ToolResult, ...] = ()
     if state.get("status") == "completed":
@@ -121,7 +121,7 @@ def _tool(index: int, part: dict[str, Any], stamp: Any) -> Entry:
 
 
 def _count_tokens(part: dict[str, Any], stats: ReadStats) -> None:
-    tokens = part.get("tokens") if isinstance(part.get("tokens"), dict) else {}
+    tokens = got if isinstance(got := part.get("tokens"), dict) else {}
     total = tokens.get("total")
     if not isinstance(total, int):
         total = sum(v for k in ("input", "output", "reasoning") if isinstance(v := tokens.get(k), int))

@@ -70,13 +70,13 @@ def read(stdout: str, stderr: str) -> Reply:
             continue
         if not isinstance(event, dict):
             continue
-        message = event.get("message") if isinstance(event.get("message"), dict) else {}
+        message = got if isinstance(got := event.get("message"), dict) else {}
         if event.get("type") == "message_end" and message.get("role") == "assistant":
             last = message
-            usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+            usage = got if isinstance(got := message.get("usage"), dict) else {}
             prompt_tokens += sum(_int(usage.get(k)) for k in ("input", "cacheRead", "cacheWrite"))
             completion_tokens += _int(usage.get("output"))
-            spent = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+            spent = got if isinstance(got := usage.get("cost"), dict) else {}
             cost += float(spent.get("total") or 0) if isinstance(spent.get("total"), int | float) else 0.0
             turns += 1
         elif event.get("type") == "auto_retry_end" and not event.get("success"):
@@ -84,7 +84,7 @@ def read(stdout: str, stderr: str) -> Reply:
     if last is None:
         lines = [x.strip() for x in stderr.strip().splitlines() if x.strip()]
         return Reply(error=lines[-1] if lines else "no answer in its output")
-    content = last.get("content") if isinstance(last.get("content"), list) else []
+    content = got if isinstance(got := last.get("content"), list) else []
     text = "".join(str(c.get("text") or "") for c in content
                    if isinstance(c, dict) and c.get("type") == "text")
     error = None
