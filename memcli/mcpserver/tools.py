@@ -146,8 +146,14 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
                           f"(e.g. {rel}/{names[0]})" if names else f"{rel} is an empty folder")
     if not full.is_file():
         raise ToolFailure(f"{rel} does not exist; find records with memcli_search")
+    # here: the handshake loads no tool's code
+    from memcli.recordtext import MAX_FILE_BYTES, OVERSIZED, read_file
+
+    data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+    if data is None or len(data) > MAX_FILE_BYTES:
+        raise ToolFailure(f"{rel}: {error or OVERSIZED}")
     try:
-        text = full.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
     data = _notes(ws, rel, text, why)

@@ -7,6 +7,7 @@ from typing import Any
 
 from memcli.config import LintConfig
 from memcli.records.parse import parse_record
+from memcli.recordtext import MAX_FILE_BYTES, OVERSIZED, read_file
 from memcli.tools.result import ToolResult, failure, success
 from memcli.workspace import STAGING_DIR, Kind, locate
 
@@ -61,7 +62,11 @@ def read_record(root: Path, rel: str, config: LintConfig, start: int | None, end
             f"{rel} does not exist; use memory_search / knowledge_search, or read the "
             "folder (e.g. memory/decisions) to list it",
         )
-    data = full.read_bytes()
+    data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+    if data is None:
+        return failure("unreadable", f"{rel}: {error}")
+    if len(data) > MAX_FILE_BYTES:
+        return failure("unreadable", f"{rel}: {OVERSIZED}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
