@@ -147,15 +147,14 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
     if not full.is_file():
         raise ToolFailure(f"{rel} does not exist; find records with memcli_search")
     # here: the handshake loads no tool's code
-    from memcli.recordtext import MAX_FILE_BYTES, OVERSIZED, read_file
+    from memcli.recordtext import decode, read_file
 
     data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
-    if data is None or len(data) > MAX_FILE_BYTES:
-        raise ToolFailure(f"{rel}: {error or OVERSIZED}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
+    if data is not None:
+        error = decode(data)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
+    if data is None or error is not None:
+        raise ToolFailure(f"{rel}: {error}; it cannot be read as a record")
+    text = data.decode("utf-8")
     data = _notes(ws, rel, text, why)
     return Reply(memory_fence(text) + _render_notes(data), data)
 
