@@ -44,11 +44,13 @@ def workspace_files(root: Path) -> dict[str, str]:
     return out
 
 
-def cli_routes(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[int, str, str]]:
-    """(exit code, stdout, stderr) of each CLI route over `root`, each checked for what no route may
-    do: exit 3 or worse, print a traceback, or more than one line of error."""
+def cli_routes(root: Path, capsys: pytest.CaptureFixture[str],
+               names: tuple[str, ...] = tuple(CLI_ROUTES)) -> dict[str, tuple[int, str, str]]:
+    """(exit code, stdout, stderr) of each CLI route (of `names`) over `root`, each checked for what
+    no route may do: exit 3 or worse, print a traceback, or more than one line of error."""
     out = {}
-    for name, args in CLI_ROUTES.items():
+    for name in names:
+        args = CLI_ROUTES[name]
         code, stdout, stderr = cli(capsys, *args, "-w", str(root))
         assert code in (0, 1, 2), (name, code, stderr)
         assert "Traceback" not in stderr and "Traceback" not in stdout, (name, stderr)
