@@ -226,6 +226,20 @@ def test_fifos_never_block_any_route(example_ws: Path, capsys: pytest.CaptureFix
     assert not replies[-2][0] and not replies[-1][0]
 
 
+def test_a_fifo_or_a_50_mb_file_as_an_agents_skill_never_blocks_lint(
+        example_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (example_ws / ".claude/skills/fifo").mkdir(parents=True)
+    os.mkfifo(example_ws / ".claude/skills/fifo/SKILL.md")
+    (example_ws / ".claude/skills/huge").mkdir(parents=True)
+    (example_ws / ".claude/skills/huge/SKILL.md").write_bytes(_huge(example_ws))
+    with FifoGuard(example_ws) as guard:
+        outs = cli_routes(example_ws, capsys, ("lint", "lint-no-cache"))
+    assert guard.fired == []
+    for _, out, _ in outs.values():
+        assert lint_findings(out).get(".claude/skills/huge/SKILL.md") == {"skill-invalid"}
+        assert "1 MiB" in out
+
+
 def test_a_fifo_as_a_record_folder_never_blocks(example_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.rmtree(example_ws / "knowledge")
     os.mkfifo(example_ws / "knowledge")
