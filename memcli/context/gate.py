@@ -11,6 +11,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
+from memcli.recordtext import read_file
 from memcli.workspace import SUMMARY_PATH
 
 if TYPE_CHECKING:
@@ -38,10 +39,8 @@ def _held_lines(ws: Workspace, rel: str, text: str) -> set[int]:
 
 
 def _file_text(ws: Workspace, rel: str) -> str:
-    try:
-        return (ws.root / rel).read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return ""
+    data, _ = read_file(ws.root / rel)  # bounded; a FIFO put here since is not waited on
+    return "" if data is None else data.decode("utf-8", "replace")
 
 
 MEMO = "context-gate.json"  # digests of shown texts found clean: a warm session start runs no regex

@@ -24,8 +24,8 @@ from memcli.store.cache import ScopeCache
 _FORMAT = 4
 LEGACY_FILE = "lint-cache.marshal"  # where versions before the record store kept the results
 # Code whose change can change a verdict.
-_CODE = ("lint", "records", "plainyaml.py", "anchors.py", "secrets.py", "slug.py", "workspace.py",
-         "config.py", "__init__.py")
+_CODE = ("lint", "records", "recordtext.py", "plainyaml.py", "anchors.py", "secrets", "provenance.py",
+         "tokens.py", "skills", "slug.py", "workspace.py", "config.py", "__init__.py")
 
 
 def fingerprint(config: LintConfig) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memcli.config import LintConfig
 from memcli.records.facts import NEEDLES, NO_FACTS, RecordFacts, needles_in
+from memcli.recordtext import read_file
 from memcli.store import content_hash
 from memcli.workspace import KIND_DIRS, Kind, Location, Workspace, locate
 
@@ -126,15 +127,10 @@ class Snapshot:
                         None,
                         f"symlink to {os.readlink(full)} outside the workspace; a record must be a file here",
                     )
-                st = os.stat(full)
-            if stat.S_ISDIR(st.st_mode):
-                return None, "a directory where a record file is expected; rename or remove it"
-            if not stat.S_ISREG(st.st_mode):
-                return None, "not a regular file (a FIFO, socket or device); a record must be a file"
-            with open(full, "rb") as fh:
-                return fh.read(), None
         except OSError as exc:
             return None, f"cannot read the file: {exc.strerror}"
+        # A folder or FIFO, or one put here since the lstat, is refused; so is a link put here.
+        return read_file(full, follow=stat.S_ISLNK(st.st_mode))
 
     def record(self, path: str) -> ParsedRecord:
         rec = self._records.get(path)

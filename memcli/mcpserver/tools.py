@@ -147,10 +147,15 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
                           f"(e.g. {rel}/{names[0]})" if names else f"{rel} is an empty folder")
     if not full.is_file():
         raise ToolFailure(f"{rel} does not exist; find records with memcli_search")
-    try:
-        text = full.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolFailure(f"{rel} is not UTF-8 text; it cannot be read as a record") from None
+    # here: the handshake loads no tool's code
+    from memcli.recordtext import decode, read_file
+
+    data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+    if data is not None:
+        error = decode(data)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
+    if data is None or error is not None:
+        raise ToolFailure(f"{rel}: {error}; it cannot be read as a record")
+    text = data.decode("utf-8")
     data = _notes(ws, rel, text, why)
     return Reply(memory_fence(text) + _render_notes(data), data)
 

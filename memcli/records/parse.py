@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memcli.plainyaml import REFUSED, refusal
 from memcli.records.fields import FIELD_ALIASES, FIELDS, plainly_valid
+from memcli.recordtext import OVERSIZED
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
 from memcli.workspace import Kind
@@ -91,6 +92,12 @@ class ParsedRecord:
         """Whether the frontmatter was not read for YAML a record has no use for (anchors,
         aliases, tags, merge keys, deep nesting: memcli.plainyaml): lint rule yaml-feature."""
         return self.parse_error is not None and self.parse_error.startswith(REFUSED)
+
+    @property
+    def oversized(self) -> bool:
+        """Whether the file was not read for being larger than any record (memcli.recordtext,
+        MAX_FILE_BYTES): lint rule too-large."""
+        return self.parse_error == OVERSIZED
 
     @property
     def valid(self) -> bool:

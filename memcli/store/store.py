@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from memcli import __version__
 from memcli.codekey import code_fingerprint
 from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.recordtext import read_file
 from memcli.store import diff
 from memcli.store.db import RACY_NS, Database, RefreshStats
 from memcli.store.listing import Listing, Stamp
@@ -250,9 +251,9 @@ class RecordStore(Database):
         changed: list[tuple[str, Stamp, str, bytes]] = []
         read = 0
         for rel, st in todo:
-            try:
-                data = (self.root / rel).read_bytes()
-            except OSError:
+            # Bounded; a FIFO or a link put where the listing saw a file is refused, not followed.
+            data, _ = read_file(self.root / rel, follow=False)
+            if data is None:
                 continue  # vanished or unreadable between listing and reading: next refresh
             read += 1
             digest = content_hash(data)

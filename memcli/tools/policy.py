@@ -19,6 +19,7 @@ from typing import Any
 from memcli.provenance import UNTRUSTED_ROLES, carried, instruction_sentences, repeats_untrusted
 from memcli.records.models import Source, cited_sources, record_sources
 from memcli.records.parse import ParsedRecord, parse_record
+from memcli.recordtext import read_file
 from memcli.tools.result import Violation
 from memcli.tools.schemas import CATEGORIES
 from memcli.workspace import Kind, locate
@@ -54,9 +55,8 @@ def present_sources(workspace: Any) -> frozenset[SourceKey]:
         loc = locate(rel)
         if loc.kind is None or not rel.endswith(".md"):
             continue
-        try:
-            data = (workspace.root / rel).read_bytes()
-        except OSError:
+        data, _ = read_file(workspace.root / rel)  # a FIFO here is not waited on
+        if data is None:
             continue  # unreadable records are the Linter's finding
         meta = parse_record(rel, data, loc.kind, loc.slug, validate=False).meta
         if isinstance(meta, dict):

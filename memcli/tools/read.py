@@ -7,6 +7,7 @@ from typing import Any
 
 from memcli.config import LintConfig
 from memcli.records.parse import parse_record
+from memcli.recordtext import decode, read_file
 from memcli.tools.result import ToolResult, failure, success
 from memcli.workspace import STAGING_DIR, Kind, locate
 
@@ -61,11 +62,12 @@ def read_record(root: Path, rel: str, config: LintConfig, start: int | None, end
             f"{rel} does not exist; use memory_search / knowledge_search, or read the "
             "folder (e.g. memory/decisions) to list it",
         )
-    data = full.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return failure("unreadable", f"{rel} is not UTF-8 text; replace it with memory_write mode=replace")
+    data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+    if data is not None:
+        error = decode(data)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
+    if data is None or error is not None:
+        return failure("unreadable", f"{rel}: {error}; replace it with memory_write mode=replace")
+    text = data.decode("utf-8")
     window = _line_window(text, start, end)
     if isinstance(window, str):
         return failure("arguments", window)

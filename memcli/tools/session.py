@@ -14,6 +14,7 @@ from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.lint import Change, lint_change
 from memcli.provenance import Trust, agent_directives
 from memcli.records.parse import ParsedRecord, parse_record
+from memcli.recordtext import decode, read_file
 from memcli.tools import docs as project_docs
 from memcli.tools import search as search_tools
 from memcli.tools.edit import apply_edit
@@ -241,12 +242,12 @@ class ToolSession:
         full = self.workspace.root / rel
         if not full.is_file():
             raise ToolFailure("not-found", f"{rel} does not exist; create it with memory_write mode=create")
-        try:
-            return full.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolFailure(
-                "unreadable", f"{rel} is not UTF-8 text; replace it with memory_write mode=replace"
-            ) from None
+        data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+        if data is not None:
+            error = decode(data)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
+        if data is None or error is not None:
+            raise ToolFailure("unreadable", f"{rel}: {error}; replace it with memory_write mode=replace")
+        return data.decode("utf-8")
 
     def _lint_sources(self) -> frozenset[tuple[str, int, int]] | None:
         if self._allowed is None:
@@ -260,7 +261,7 @@ class ToolSession:
     ) -> ToolResult:
         full = self.workspace.root / rel
         loc = locate(rel)  # located and parsed once here; the checks below get the parsed record
-        before = full.read_bytes() if full.is_file() else None
+        before = read_file(full)[0] if full.is_file() else None
         new = None if data is None else parse_record(rel, data, loc.kind, loc.slug)
         size_before = None if before is None else len(before.decode("utf-8", errors="replace"))
         size_after = None if data is None else len(data.decode("utf-8"))

@@ -72,3 +72,26 @@ def test_a_corrupt_cache_is_just_a_cold_run(ws: Path, capsys) -> None:
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(b"\x00garbage")
     assert _findings(ws, capsys, use_cache=True) == expected
+
+
+# What the Linter imports but whose code cannot change a verdict: exceptions, the cache's own
+# plumbing and store, git (what it answers is the history's, not the code's), plural wording.
+_NO_VERDICT = {"errors", "codekey", "store", "git", "plural"}
+
+
+def test_the_cache_fingerprint_covers_every_module_a_verdict_comes_from() -> None:
+    """An edit of code the rules read through (the decoder, the secret table, ...) must drop the
+    cached verdicts; a module left out of lint.cache._CODE would keep stale ones."""
+    import ast
+
+    from memcli.lint import cache
+
+    package = Path(cache.__file__).resolve().parents[1]
+    used: set[str] = set()
+    for source in (package / "lint").rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("memcli."):
+                used.add(node.module.split(".")[1])
+    assert [name for name in cache._CODE if not (package / name).exists()] == []  # e.g. secrets.py
+    covered = {name.removesuffix(".py") for name in cache._CODE}
+    assert used - _NO_VERDICT <= covered, sorted(used - _NO_VERDICT - covered)

@@ -36,7 +36,8 @@ class Parse(Rule):
     code, alias, severity = "parse", "E01", Severity.ERROR
 
     def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
-        if rec.parse_error is not None and not rec.refused_yaml:  # that one is yaml-feature's
+        if rec.parse_error is not None and not rec.refused_yaml and not rec.oversized:  # those are
+            # yaml-feature's and too-large's
             yield self.finding(rec.path, rec.parse_line, rec.parse_error)
 
 

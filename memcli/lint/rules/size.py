@@ -23,7 +23,8 @@ class TooLarge(Rule):
     request or knowledge body within 8 000 characters (config `lint.summary_max_chars`,
     `lint.summary_max_tokens` (1 000–5 000), `lint.body_max_chars`). Tokens are memcli's estimate:
     one per 3 ASCII characters, 1.5 per other character, so a Japanese summary meets the cap at
-    about 3 300 characters.
+    about 3 300 characters. A file over 1 MiB (1 048 576 bytes) is not read at all, by the Linter
+    or any other reader: it is this finding alone.
 
     Why: records are read whole into agent context; an oversized one crowds out everything else
     and is usually several records in one. The summary is in every session, so its cap is in tokens.
@@ -36,6 +37,9 @@ class TooLarge(Rule):
     code, alias, severity = "too-large", "E10", Severity.ERROR
 
     def check_record(self, rec: ParsedRecord, ctx: Context) -> Iterator[Finding]:
+        if rec.oversized:  # a file past 1 MiB is not read at all (memcli.recordtext.MAX_FILE_BYTES)
+            yield self.finding(rec.path, None, rec.parse_error or "")
+            return
         if not rec.ok:
             return
         if rec.kind is Kind.SUMMARY:

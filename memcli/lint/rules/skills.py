@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.rules.base import Context, Rule, Scope
-from memcli.recordtext import one_line
+from memcli.recordtext import one_line, read_file
 from memcli.skills.place import is_skill_file, skill_folders
 from memcli.workspace import Kind
 
@@ -58,9 +58,8 @@ class SkillInvalid(Rule):
         else:
             paths = sorted(p for p in ctx.targets if is_skill_file(p))
         for rel in paths:
-            try:
-                data = Path(root, rel).read_bytes()
-            except OSError:
+            data, _ = read_file(Path(root, rel))  # bounded, and a FIFO is not waited on
+            if data is None:
                 continue  # a folder without SKILL.md is not a skill: agents skip it
             for line, message in skill_problems(data, rel.split("/")[-2]):
                 yield self.finding(rel, line, f"agents do not load this skill: {message}")
