@@ -150,12 +150,12 @@ def read(ws: Workspace, record: str, why: bool = False) -> Reply:
     # here: the handshake loads no tool's code
     from memcli.recordtext import decode, read_file
 
-    data, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
-    if data is not None:
-        error = decode(data)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
-    if data is None or error is not None:
+    raw, error = read_file(full)  # bounded; a FIFO put here since is refused, not waited on
+    if raw is not None:
+        error = decode(raw)[1]  # what the Linter's parse refuses: not UTF-8, NUL bytes, over 1 MiB
+    if raw is None or error is not None:
         raise ToolFailure(f"{rel}: {error}; it cannot be read as a record")
-    text = data.decode("utf-8")
+    text = raw.decode("utf-8")
     data = _notes(ws, rel, text, why)
     return Reply(memory_fence(text) + _render_notes(data), data)
 
