@@ -10,6 +10,8 @@
     memcli.llm.errors      what can go wrong; memcli.llm.usage: what a call gives back
     memcli.llm.spend       what the logged calls spent, and the budget (memory.budget) they keep to
     memcli.llm.parsing     the JSON object in an answer, and why it did not validate
+    memcli.llm.chunks      asking the model one chunk at a time (extract, import), on the daemon
+                           threads of memcli.llm.pool, within the run's budget
 
 API (all a caller needs):
 
