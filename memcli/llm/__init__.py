@@ -59,8 +59,7 @@ and a caught LLMError need neither pydantic nor the gateway.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memcli.lazy import lazy_exports
 
 _HOMES = {
     "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "spend", "Gateway": "gateway",
@@ -75,11 +74,4 @@ _HOMES = {
     **dict.fromkeys(("CallUsage", "ChatTurn", "ToolCallRequest"), "usage"),
 }
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memcli.llm' has no attribute {name!r}")
-
-    return getattr(importlib.import_module(f"memcli.llm.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
