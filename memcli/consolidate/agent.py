@@ -37,6 +37,7 @@ from memcli.lint import Finding, lint
 from memcli.llm import CallUsage, ContextExceeded
 from memcli.llm.spend import Budget
 from memcli.progress import Event, Reporter
+from memcli.tools.phase import Phase
 from memcli.tools.result import ToolResult, success
 from memcli.workspace import Workspace
 
@@ -59,7 +60,7 @@ def baseline_errors(ws: Workspace) -> set[tuple[str, str, str]]:
     return {_key(f) for f in lint(ws) if f.is_error}
 
 
-def nudge(content: str | None, phase: str, missing: list[Any], tools: Iterable[str] = ()) -> str:
+def nudge(content: str | None, phase: Phase, missing: list[Any], tools: Iterable[str] = ()) -> str:
     """The answer to a text-only turn: nothing happens through text, the phase ends only through
     finish_phase (small models narrate, or print a tool call as text instead of making it).
 
@@ -73,7 +74,7 @@ def nudge(content: str | None, phase: str, missing: list[Any], tools: Iterable[s
     else:
         head = "You replied with text only; text changes nothing."
     step = "Continue with tool calls; when this phase is complete, call finish_phase."
-    if phase == "integration" and missing:
+    if phase is Phase.INTEGRATION and missing:
         ids = ", ".join(item.id for item in missing[:30])
         step += f" Staging items still without a disposition (call dispose for each): {ids}."
     return f"{head} {step}"
@@ -107,7 +108,6 @@ class Conversation:
     repairs: int = 0
     tool_calls: int = 0
     nudges: int = 0
-    phase: str = "integration"
     batch: int = 0  # the staging batch being integrated (plan.batches)
     trimmed: int = 0  # messages trimmed to fit the window
     notes: list[str] = field(default_factory=list)
@@ -115,9 +115,14 @@ class Conversation:
     nudged: list[dict[str, Any]] = field(default_factory=list)  # the nudges among `messages` (trimmable)
     _finished: bool = False
 
+    @property
+    def phase(self) -> Phase:
+        """The tool session owns the phase (it decides what a call must say); the run reads it there."""
+        return self.tools.phase
+
     def _finish(self, note: str = "") -> ToolResult:
         assert self.ledger is not None
-        if self.phase == "integration" and self.ledger.missing_shown():
+        if self.phase is Phase.INTEGRATION and self.ledger.missing_shown():
             return self.ledger.unfinished_result()
         if note.strip():
             self.notes.append(note.strip())
@@ -178,7 +183,7 @@ class Conversation:
         assert self.ledger is not None
         self.tools.add_tool(DISPOSE, self.ledger.dispose)
         self.tools.add_tool(FINISH, self._finish)
-        self.phase = self.tools.phase = "integration"
+        self.tools.phase = Phase.INTEGRATION
         self.ledger.reveal([item.id for item in self.plan.batches[0]], only=True)
         return baseline_errors(self.scratch)
 
@@ -239,14 +244,14 @@ class Conversation:
                 raise self._stalled(cause)
             if not self._finished:
                 continue
-            if self.phase == "integration" and self.batch + 1 < len(self.plan.batches):
+            if self.phase is Phase.INTEGRATION and self.batch + 1 < len(self.plan.batches):
                 self._next_batch()
                 continue
-            if self.phase == "integration":
+            if self.phase is Phase.INTEGRATION:
                 if not self.plan.full:  # the last batch's text gives way to the note, GC gets the room
                     note = self.plan.progress(len(self.plan.batches), self.ledger, self.tools.journal)
                     self.messages[1] = self._first(self.plan.done(note))
-                self.phase = self.tools.phase = "gc"
+                self.tools.phase = Phase.GC
                 self.messages.append({"role": "user", "content": self.plan.gc_message()})
                 continue
             problems = self._end_check(baseline)
@@ -260,8 +265,7 @@ class Conversation:
                     f"(consolidate.repair_turns): {shown}{more}"
                 )
             self.repairs += 1
-            self.phase = "repair"
-            self.tools.phase = "integration"  # fixing a record is not a GC decision: no category needed
+            self.tools.phase = Phase.REPAIR
             listing = json.dumps(problems, ensure_ascii=False, indent=1)
             self.messages.append(
                 {

@@ -38,6 +38,7 @@ from memcli.consolidate.agent import Conversation, RunFailed, nudge
 from memcli.consolidate.dispositions import Ledger
 from memcli.consolidate.inputs import fence
 from memcli.llm import CallUsage, LLMError
+from memcli.tools.phase import Phase
 from memcli.tools.result import ToolResult
 from memcli.tools.schemas import MUTATING, TOOL_NAMES, tool_schemas
 
@@ -52,7 +53,7 @@ def lent_schemas(session: Any) -> list[dict[str, Any]]:
     phase: memcli.tools.policy), and the session's others (`dispose`, `finish_phase`, `project_docs`)."""
     out = []
     added = [s for s in session.schemas() if s["function"]["name"] not in TOOL_NAMES]
-    for tool in tool_schemas("gc") + added:
+    for tool in tool_schemas(Phase.GC) + added:
         fn = tool["function"]
         if fn["name"] in MUTATING:
             fn["parameters"]["required"] = [r for r in fn["parameters"]["required"] if r != "category"]
@@ -216,13 +217,13 @@ class AgentConversation(Conversation):
     def _advance(self) -> str:
         """The step after the phase that just finished (the litellm route's order exactly)."""
         assert self.ledger is not None
-        if self.phase == "integration" and self.batch + 1 < len(self.plan.batches):
+        if self.phase is Phase.INTEGRATION and self.batch + 1 < len(self.plan.batches):
             self.batch += 1
             self.ledger.reveal([item.id for item in self.plan.batches[self.batch]])
             note = self.plan.progress(self.batch, self.ledger, self.tools.journal)
             return "Next: the next batch of staging items.\n\n" + self.plan.first(self.batch, note)
-        if self.phase == "integration":
-            self.phase = self.tools.phase = "gc"
+        if self.phase is Phase.INTEGRATION:
+            self.tools.phase = Phase.GC
             return "Next: phase 2 (GC).\n\n" + self.plan.gc_message()
         problems = self._end_check(self._baseline)
         if not problems:
@@ -236,8 +237,7 @@ class AgentConversation(Conversation):
             self._done = True
             return "Stop now: the consolidation failed. Reply only DONE."
         self.repairs += 1
-        self.phase = "repair"
-        self.tools.phase = "integration"  # fixing a record is not a GC decision: no category needed
+        self.tools.phase = Phase.REPAIR
         return "Next: repair.\n\n" + self._repair_text(problems)
 
     def _repair_text(self, problems: list[dict[str, Any]]) -> str:
@@ -246,7 +246,7 @@ class AgentConversation(Conversation):
                               findings=fence("lint findings", listing, "json"))
 
     # -- between runs ----------------------------------------------------------------------------
-    def _progress(self) -> tuple[int, int, str, int]:
+    def _progress(self) -> tuple[int, int, Phase, int]:
         """What a run can change: dispositions, writes, the phase, repairs."""
         assert self.ledger is not None
         return len(self.ledger.done), len(self.tools.journal), self.phase, self.batch
@@ -256,11 +256,11 @@ class AgentConversation(Conversation):
         assert self.ledger is not None
         head = ("A previous run of this consolidation stopped before it was finished; its work so far "
                 "is kept (the memory tools read the records as they are now). Go on from here.\n\n")
-        if self.phase == "integration":
+        if self.phase is Phase.INTEGRATION:
             note = self.plan.progress(self.batch, self.ledger, self.tools.journal)
             missing = nudge(None, self.phase, self.ledger.missing_shown())
             return head + missing + "\n\n" + self._first(self.plan.first(self.batch, note))["content"]
-        if self.phase == "gc":
+        if self.phase is Phase.GC:
             return head + self.plan.gc_message()
         return head + self._repair_text(self._end_check(self._baseline))
 

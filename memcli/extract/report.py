@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract import prompt
@@ -16,6 +17,18 @@ if TYPE_CHECKING:
     from memcli.staging import ExtractedItems
 
 KINDS = ("decisions", "discussions", "attempts", "requests")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one chunk came to, added to the run's Tally."""
+
+    work: Work
+    status: str  # done | recovered | failed | error | skipped
+    items: ExtractedItems | None = None
+    usage: CallUsage | None = None
+    error: str | None = None
+    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
 
 
 class Counts:
@@ -69,9 +82,10 @@ class Tally(Counts):
         super().__init__(todo, ("done", "recovered", "failed", "error", "skipped"))
         self.redactions = sum(w.chunk.redactions for w in todo.work)
 
-    def add(self, work: Work, status: str, items: ExtractedItems | None, usage: CallUsage | None,
-            error: str | None, dropped: int = 0) -> None:
-        self.count(work.info.session_id, work.chunk.range, status, items, usage, error, dropped)
+    def add(self, result: Result) -> None:
+        """One chunk's outcome (memcli.llm.chunks.ask_all adds each as it comes)."""
+        r = result
+        self.count(r.work.info.session_id, r.work.chunk.range, r.status, r.items, r.usage, r.error, r.dropped)
 
     def keep(self, items: ExtractedItems) -> None:
         """Items staged outside a chunk's own result (`memcli_remember` calls staged up front)."""

@@ -16,24 +16,23 @@ from typing import TYPE_CHECKING
 
 from memcli import history, progress
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
-from memcli.extract import pool, prompt, remember
+from memcli.extract import prompt, remember
 from memcli.extract.branch import BranchResolver
 from memcli.extract.ledger import Ledger, Span
 from memcli.extract.plan import Plan, Work, plan
 from memcli.extract.prepare import provenance_of
-from memcli.extract.report import Tally, print_dry_run, print_stale, print_summary
+from memcli.extract.report import Result, Tally, print_dry_run, print_stale, print_summary
 from memcli.extract.room import Room
 from memcli.llm import (
     DEFAULT_CONTEXT,
     Gateway,
-    InvalidOutput,
-    LLMError,
     MissingExtra,
-    RequestRefused,
     assumed_window,
     choose_model,
+    chunks,
     context_tokens,
     is_agent_model,
+    pool,
     preload,
     resolve_model,
     spend,
@@ -55,19 +54,9 @@ from memcli.staging import (
 )
 
 if TYPE_CHECKING:
-    from memcli.llm import AgentGateway, CallUsage, Gateway
+    from memcli.llm import AgentGateway, Gateway
     from memcli.llm.spend import Budget
     from memcli.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class Result:
-    work: Work
-    status: str  # done | recovered | failed | error | skipped
-    items: ExtractedItems | None = None
-    usage: CallUsage | None = None
-    error: str | None = None
-    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
 
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.datetime | None = None,
@@ -220,14 +209,9 @@ def _extract_all(todo: Plan, tally: Tally, gateway: Gateway | ModelName, ledger:
                              version=version, gate=gate, branches=branches, room=room)
     try:
         workers = min(workspace.config.extract.concurrency, getattr(gateway, "workers", None) or 1 << 30)
-        for result in pool.run_all(todo.work, work, workers, gate):
-            tally.add(result.work, result.status, result.items, result.usage, result.error, result.dropped)
-            tally.stopped = gate.stopped
-            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
-    except KeyboardInterrupt:  # what was received is kept; the rest is extracted next time
-        gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
-        tally.interrupted = True
-        tally.status["skipped"] += len(todo.work) - sum(tally.status.values())
+        chunks.ask_all(todo.work, work, workers, gate, tally, shown)
+        if tally.interrupted:  # what was received is kept; the rest is extracted next time
+            tally.status["skipped"] += len(todo.work) - sum(tally.status.values())
     finally:
         history.record(workspace, "extract", _history_entry(run_id, started, tally))
 
@@ -339,21 +323,12 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     if not room.left():  # no model call whose answer could not be kept
         return _full(w, gate, room)
     try:
-        items, usage = gateway.structured(messages, ExtractedItems,
-                                          max_tokens=prompt.answer_tokens(gateway.context_tokens))
-    except InvalidOutput as exc:
-        gate.charge(exc.usage)
-        return Result(w, "failed", usage=exc.usage, error=str(exc))
-    except LLMError as exc:
-        if isinstance(exc, RequestRefused) and exc.context_window:
-            # This chunk alone is too long for the window: it fails (not recorded, so the next run
-            # asks again), the others go on.
-            return Result(w, "failed", error=str(exc))
-        gate.abort.set()  # unreachable server, rejected key, 429 storm: every other chunk would fail too
-        return Result(w, "error", error=str(exc))
-    gate.charge(usage)
+        answer, usage = chunks.ask(gateway, messages, ExtractedItems, gate,
+                                   max_tokens=prompt.answer_tokens(gateway.context_tokens))
+    except chunks.ChunkFailed as failed:
+        return Result(w, failed.status, usage=failed.usage, error=str(failed))
     # junk is refused here, before the empty check: an answer of junk alone stages nothing
-    items, dropped = sifted(_redacted(items))
+    items, dropped = sifted(_redacted(answer))
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")

@@ -6,8 +6,9 @@ why` reads git through memcli.gc.drift) does not pay for the report and the Lint
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memcli.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from memcli.gc.model import SCHEMA, TYPES, VERSION, Candidate, GcReport
@@ -18,14 +19,8 @@ __all__ = [
     "SCHEMA", "TYPES", "VERSION", "Candidate", "GcReport", "RecordUsage", "UsageMetrics",
     "build_report", "unused_candidates",
 ]
-_HOMES = {"SCHEMA": "model", "TYPES": "model", "VERSION": "model", "Candidate": "model", "GcReport": "model",
-          "build_report": "report", "RecordUsage": "usage", "UsageMetrics": "usage",
-          "unused_candidates": "usage"}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memcli.gc' has no attribute {name!r}")
-
-    return getattr(importlib.import_module(f"memcli.gc.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(("SCHEMA", "TYPES", "VERSION", "Candidate", "GcReport"), "model"),
+    "build_report": "report",
+    **dict.fromkeys(("RecordUsage", "UsageMetrics", "unused_candidates"), "usage"),
+})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract.prepare import estimate_tokens
@@ -17,6 +18,19 @@ if TYPE_CHECKING:
 _SHOWN = 100  # characters of a block shown in the dry run
 
 
+@dataclass(frozen=True)
+class Result:
+    """What one chunk came to, added to the run's Tally."""
+
+    work: Work
+    status: str  # done | failed | error | skipped
+    items: ExtractedItems | None = None
+    files: int = 0
+    usage: CallUsage | None = None
+    error: str | None = None
+    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
+
+
 class Tally(Counts):
     plan: Plan
 
@@ -25,10 +39,11 @@ class Tally(Counts):
         self.recovered = recovered  # chunks a killed run had written, finished without the model
         self.files = 0
 
-    def add(self, work: Work, status: str, items: ExtractedItems | None, files: int,
-            usage: CallUsage | None, error: str | None, dropped: int = 0) -> None:
-        self.files += files
-        self.count(work.source.id, work.chunk.range, status, items, usage, error, dropped)
+    def add(self, result: Result) -> None:
+        """One chunk's outcome (memcli.llm.chunks.ask_all adds each as it comes)."""
+        r = result
+        self.files += r.files
+        self.count(r.work.source.id, r.work.chunk.range, r.status, r.items, r.usage, r.error, r.dropped)
 
     def as_dict(self) -> dict[str, Any]:
         docs = self.plan.documents

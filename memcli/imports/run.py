@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,20 +20,18 @@ from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
-from memcli.extract import pool
 from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
 from memcli.imports.plan import Plan, Work, plan
-from memcli.imports.report import Tally, print_dry_run, print_summary
+from memcli.imports.report import Result, Tally, print_dry_run, print_summary
 from memcli.llm import (
     DEFAULT_CONTEXT,
     Gateway,
-    InvalidOutput,
-    LLMError,
     MissingExtra,
-    RequestRefused,
     assumed_window,
+    chunks,
     context_tokens,
+    pool,
     resolve_model,
     spend,
 )
@@ -59,17 +56,6 @@ if TYPE_CHECKING:
 
 _SUFFIXES = (".md", ".mdc")
 _NAMED = (".cursorrules", ".windsurfrules")
-
-
-@dataclass(frozen=True)
-class Result:
-    work: Work
-    status: str  # done | failed | error | skipped
-    items: ExtractedItems | None = None
-    files: int = 0
-    usage: CallUsage | None = None
-    error: str | None = None
-    dropped: int = 0  # the model's items that said nothing (memcli.staging.sifted)
 
 
 def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | None = None,
@@ -162,15 +148,7 @@ def _import_all(todo: Plan, tally: Tally, gateway: Gateway, ledger: Ledger, stag
                 workers: int, shown: progress.Reporter, budget: spend.Budget) -> None:
     gate = pool.Gate(budget.reached)
     work = functools.partial(_one, gateway=gateway, ledger=ledger, staging_dir=staging_dir, gate=gate)
-    try:
-        for result in pool.run_all(todo.work, work, workers, gate):
-            tally.add(result.work, result.status, result.items, result.files, result.usage, result.error,
-                      result.dropped)
-            tally.stopped = gate.stopped
-            shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
-    except KeyboardInterrupt:  # what was answered is kept; the rest is imported next time
-        gate.close()
-        tally.interrupted = True
+    chunks.ask_all(todo.work, work, workers, gate, tally, shown)  # Ctrl-C: the rest is imported next time
 
 
 def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: pool.Gate) -> Result:
@@ -178,17 +156,10 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
         return Result(w, "skipped")
     messages = prompt.messages(w)
     try:
-        items, usage = gateway.structured(messages, ExtractedItems,
-                                          max_tokens=prompt.answer_tokens(gateway.context_tokens))
-    except InvalidOutput as exc:
-        gate.charge(exc.usage)
-        return Result(w, "failed", usage=exc.usage, error=str(exc))
-    except LLMError as exc:
-        if isinstance(exc, RequestRefused) and exc.context_window:
-            return Result(w, "failed", error=str(exc))
-        gate.abort.set()  # unreachable server, rejected key: every other chunk would fail too
-        return Result(w, "error", error=str(exc))
-    gate.charge(usage)
+        items, usage = chunks.ask(gateway, messages, ExtractedItems, gate,
+                                  max_tokens=prompt.answer_tokens(gateway.context_tokens))
+    except chunks.ChunkFailed as failed:
+        return Result(w, failed.status, usage=failed.usage, error=str(failed))
     items, dropped = sifted(_redacted(items))
     files = _staging(w, items, usage, gateway.model, messages[-1]["content"])
     blocks = [(p.start, p.end, p.fp) for p in w.pieces]

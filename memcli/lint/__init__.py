@@ -6,8 +6,9 @@ workspace through `memcli.lint.snapshot` and need none of the rules.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memcli.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from memcli.lint.engine import lint, lint_change
@@ -15,12 +16,7 @@ if TYPE_CHECKING:
     from memcli.lint.rules.base import Change
 
 __all__ = ["Change", "Finding", "Severity", "lint", "lint_change"]
-_HOME = {"lint": "memcli.lint.engine", "lint_change": "memcli.lint.engine", "Finding": "memcli.lint.finding",
-         "Severity": "memcli.lint.finding", "Change": "memcli.lint.rules.base"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module 'memcli.lint' has no attribute {name!r}")
-
-    return getattr(importlib.import_module(_HOME[name]), name)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "lint": "engine", "lint_change": "engine", "Finding": "finding", "Severity": "finding",
+    "Change": "rules.base",
+})

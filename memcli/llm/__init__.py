@@ -10,6 +10,8 @@
     memcli.llm.errors      what can go wrong; memcli.llm.usage: what a call gives back
     memcli.llm.spend       what the logged calls spent, and the budget (memory.budget) they keep to
     memcli.llm.parsing     the JSON object in an answer, and why it did not validate
+    memcli.llm.chunks      asking the model one chunk at a time (extract, import), on the daemon
+                           threads of memcli.llm.pool, within the run's budget
 
 API (all a caller needs):
 
@@ -57,8 +59,7 @@ and a caught LLMError need neither pydantic nor the gateway.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memcli.lazy import lazy_exports
 
 _HOMES = {
     "embed": "embeddings", "Endpoint": "endpoint", "RUN_LOG": "spend", "Gateway": "gateway",
@@ -73,11 +74,4 @@ _HOMES = {
     **dict.fromkeys(("CallUsage", "ChatTurn", "ToolCallRequest"), "usage"),
 }
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memcli.llm' has no attribute {name!r}")
-
-    return getattr(importlib.import_module(f"memcli.llm.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -6,21 +6,16 @@ record store on a warm start) does not pay for the models and the YAML parser.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memcli.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from memcli.records.models import MODELS, Source
     from memcli.records.parse import FieldIssue, ParsedRecord, parse_record
 
 __all__ = ["MODELS", "FieldIssue", "ParsedRecord", "Source", "parse_record"]
-_HOMES = {"MODELS": "models", "Source": "models", "FieldIssue": "parse", "ParsedRecord": "parse",
-          "parse_record": "parse"}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memcli.records' has no attribute {name!r}")
-
-    return getattr(importlib.import_module(f"memcli.records.{home}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "MODELS": "models", "Source": "models", "FieldIssue": "parse", "ParsedRecord": "parse",
+    "parse_record": "parse",
+})

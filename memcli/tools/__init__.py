@@ -10,12 +10,12 @@ API (for the consolidation worker and agent integrations)::
         knowledge_sources=report_sources,         # knowledge-candidate report Sources; [] → no new
                                                   #   knowledge files; None: rule not applied
         usage_rates={"slug-or-path": 2.5},        # explicit invokes / million tokens; None/{}: no metrics
-        phase="integration",                      # or "gc": then every mutating call needs a category
+        phase=Phase.INTEGRATION,                  # or GC: then every mutating call needs a category
         docs_root=repo_root,                      # offers project_docs (AGENTS.md, README, docs/) there
     )
     litellm.completion(..., tools=tools.schemas())   # OpenAI tool-calling format, follows `phase`
     text = tools.dispatch(call.function.name, call.function.arguments)   # JSON text for the model
-    tools.phase = "gc"
+    tools.phase = Phase.GC                        # the session owns the phase; the run sets it
     for entry in tools.journal:                   # ordered; for the commit message
         entry.line()  # "edit memory/decisions/x.md [superseded] 1200→800 chars: why"
     tools.refusals                                # every call refused (error refused | path), in order:
@@ -39,22 +39,24 @@ Modules: `session` (ToolSession, the write path), `schemas` (tool schemas, argum
 `paths` (confinement; a record argument by path or slug), `policy` (reason/category, decision
 delete, knowledge candidates, usage protection, trust; `withhold`, the trust filter for text shown
 outside records), `edit` (exact replacement), `read` (read + size against cap), `search` (the two
-search tools), `docs` (project_docs, read-only), `journal` (JournalEntry, Refusal), `result`
-(ToolResult, Violation). Workspace text in a result reaches the model fenced as data (`memcli.fence`).
+search tools), `docs` (project_docs, read-only), `phase` (Phase: integration | gc | repair),
+`journal` (JournalEntry, Refusal), `result` (ToolResult, Violation). Workspace text in a result
+reaches the model fenced as data (`memcli.fence`).
 """
 
 from __future__ import annotations
 
 from memcli.tools.journal import JournalEntry, Refusal
+from memcli.tools.phase import Phase
 from memcli.tools.result import ToolResult, Violation
-from memcli.tools.schemas import CATEGORIES, PHASES, TOOL_NAMES, tool_schemas
+from memcli.tools.schemas import CATEGORIES, TOOL_NAMES, tool_schemas
 from memcli.tools.session import ToolSession
 
 __all__ = [
     "CATEGORIES",
-    "PHASES",
     "TOOL_NAMES",
     "JournalEntry",
+    "Phase",
     "Refusal",
     "ToolResult",
     "ToolSession",

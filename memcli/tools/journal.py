@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from memcli.tools.phase import Phase
+
 JournalOp = Literal["create", "replace", "edit", "delete"]
 
 
@@ -17,7 +19,7 @@ class JournalEntry:
     category: str | None  # outdated | superseded | unused | noisy (GC phase), else usually None
     size_before: int | None  # characters; None: the file did not exist
     size_after: int | None  # characters; None: the file was deleted
-    phase: str = "integration"
+    phase: Phase = Phase.INTEGRATION
 
     def line(self) -> str:
         """One commit-message line: `edit memory/decisions/x.md [superseded] 1200→800 chars: why`."""
@@ -39,7 +41,7 @@ class Refusal:
     code: str  # the violations' codes ("untrusted-instruction", "slug-exists, invalid-field"), or "path"
     path: str | None  # the record it aimed at, as given when it was refused for the path itself
     line: str  # one line: what was wrong (already through the trust filter)
-    phase: str = "integration"
+    phase: Phase = Phase.INTEGRATION
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,6 +20,7 @@ from memcli.provenance import UNTRUSTED_ROLES, carried, instruction_sentences, r
 from memcli.records.models import Source, cited_sources, record_sources
 from memcli.records.parse import ParsedRecord, parse_record
 from memcli.recordtext import read_file
+from memcli.tools.phase import Phase
 from memcli.tools.result import Violation
 from memcli.tools.schemas import CATEGORIES
 from memcli.workspace import Kind, locate
@@ -74,7 +75,7 @@ def _raw_keys(raw: list[Any]) -> set[SourceKey]:
     return keys
 
 
-def check_reason(reason: Any, category: Any, phase: str) -> list[Violation]:
+def check_reason(reason: Any, category: Any, phase: Phase) -> list[Violation]:
     out = []
     if not isinstance(reason, str) or not reason.strip():
         out.append(
@@ -85,7 +86,7 @@ def check_reason(reason: Any, category: Any, phase: str) -> list[Violation]:
             )
         )
     if category is None:
-        if phase == "gc":
+        if phase.needs_category:
             out.append(
                 Violation(
                     "category-required",

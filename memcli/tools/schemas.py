@@ -10,8 +10,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from memcli.tools.phase import Phase
+
 CATEGORIES = ("outdated", "superseded", "unused", "noisy")
-PHASES = ("integration", "gc")
 MEMORY_TYPES = ("summary", "decision", "request", "workflow")
 KNOWLEDGE_KINDS = ("term", "policy", "rule", "fact", "howto")
 
@@ -108,7 +109,7 @@ TOOL_NAMES: tuple[str, ...] = tuple(t["function"]["name"] for t in _TOOLS)
 MUTATING = ("memory_write", "memory_edit", "memory_delete")
 
 
-def tool_schemas(phase: str = "integration") -> list[dict[str, Any]]:
+def tool_schemas(phase: Phase | str = Phase.INTEGRATION) -> list[dict[str, Any]]:
     """Fresh copies of the schemas; in the GC phase `category` is required on mutating tools, in
     the others it is not offered (it means nothing there; every call sends the schemas, so each
     token counts). A call that passes one anyway is still checked against the full schema."""
@@ -116,7 +117,7 @@ def tool_schemas(phase: str = "integration") -> list[dict[str, Any]]:
     for tool in out:
         fn = tool["function"]
         if fn["name"] in MUTATING:
-            if phase == "gc":
+            if Phase(phase).needs_category:
                 fn["parameters"]["required"].append("category")
             else:
                 del fn["parameters"]["properties"]["category"]

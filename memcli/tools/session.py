@@ -21,6 +21,7 @@ from memcli.tools.edit import apply_edit
 from memcli.tools.failure import ToolFailure, answers
 from memcli.tools.journal import JournalEntry, JournalOp, Refusal
 from memcli.tools.paths import FOLDERS, NoSuchRecord, PathRefused, confine, record_path
+from memcli.tools.phase import Phase
 from memcli.tools.policy import (
     Protection,
     check_delete_kind,
@@ -34,7 +35,7 @@ from memcli.tools.policy import (
 )
 from memcli.tools.read import list_folder, read_record
 from memcli.tools.result import ToolResult, Violation, failure, refused, success
-from memcli.tools.schemas import PHASES, TOOL_NAMES, check_arguments, tool_schemas
+from memcli.tools.schemas import TOOL_NAMES, check_arguments, tool_schemas
 from memcli.workspace import Kind, Workspace, locate
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class ToolSession:
         allowed_sources: Iterable[Any] | None,
         knowledge_sources: Iterable[Any] | None,
         usage_rates: Mapping[str, float] | None = None,
-        phase: str = "integration",
+        phase: Phase | str = Phase.INTEGRATION,
         trust: Trust | None = None,
         docs_root: Path | None = None,
     ) -> None:
@@ -89,14 +90,16 @@ class ToolSession:
         self._handlers[name] = answers(handler)
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
+        """The run's phase: this session owns it (it decides what a call must say); the
+        conversation driving the run sets it and reads it from here."""
         return self._phase
 
     @phase.setter
-    def phase(self, value: str) -> None:
-        if value not in PHASES:
-            raise ValueError(f"phase must be one of {PHASES}, not {value!r}")
-        self._phase = value
+    def phase(self, value: Phase | str) -> None:
+        if value not in set(Phase):
+            raise ValueError(f"phase must be one of {', '.join(Phase)}, not {value!r}")
+        self._phase = Phase(value)
 
     @property
     def journal(self) -> tuple[JournalEntry, ...]:

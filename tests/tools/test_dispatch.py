@@ -50,6 +50,7 @@ def test_gc_phase_requires_category_on_mutating_tools() -> None:
     assert "category" not in integration["memory_write"]["required"]
     # outside GC a category means nothing: not offered (fewer tokens on every call) ...
     assert all("category" not in integration[name]["properties"] for name in MUTATING)
+    assert tool_schemas("repair") == tool_schemas()  # repairing lint findings asks for none either
     # ... and one passed anyway is still checked, not refused as unknown
     assert check_arguments("memory_delete", {"path": "p", "reason": "r", "category": "noisy"}) == []
     assert "not one of" in check_arguments("memory_delete", {"path": "p", "reason": "r", "category": "x"})[0]

@@ -37,8 +37,11 @@ MUTATIONS: list[tuple[str, dict[str, Any]]] = [
         ("gc", {"reason": "why", "category": "unused"}, []),
         ("gc", {"reason": "why"}, ["category-required"]),
         ("gc", {"reason": "", "category": "noisy"}, ["reason-required"]),
+        ("repair", {"reason": "fix the lint error"}, []),  # fixing a record is no GC decision
+        ("repair", {"reason": ""}, ["reason-required"]),
     ],
-    ids=["ok", "blank-reason", "category-optional", "gc-ok", "gc-no-category", "gc-no-reason"],
+    ids=["ok", "blank-reason", "category-optional", "gc-ok", "gc-no-category", "gc-no-reason", "repair-ok",
+         "repair-no-reason"],
 )
 def test_reason_and_category(
     make_session: Callable[..., ToolSession], name: str, args: dict, phase: str, extra: dict, codes: list[str]

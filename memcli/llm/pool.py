@@ -1,4 +1,5 @@
-"""Extract's chunks on a few daemon threads, so that Ctrl-C stops at once.
+"""A run's chunks (extract's, import's: memcli.llm.chunks) on a few daemon threads, so that Ctrl-C
+stops at once.
 
 A ThreadPoolExecutor's workers are joined when the interpreter exits: after Ctrl-C the process
 waited, silent, for every request in flight (up to the request timeout), and a second Ctrl-C broke
