@@ -69,7 +69,7 @@ def _stemmer():
         english = _english_alone()
         if english is not None:
             return english
-    import snowballstemmer
+    import snowballstemmer  # here: only stemming loads a stemmer
 
     return snowballstemmer.stemmer("english")
 
@@ -78,7 +78,7 @@ def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it c
     """snowballstemmer.english_stemmer (and the two modules it imports) without the package's
     __init__: under a stand-in package that is taken out of sys.modules again afterwards, so a
     later `import snowballstemmer` (another reader in the process) loads the real package."""
-    import importlib.util
+    import importlib.util  # here: only stemming loads a stemmer
     import sys
     import types
 
@@ -92,7 +92,7 @@ def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it c
     stand_in.__path__ = list(spec.submodule_search_locations)
     sys.modules["snowballstemmer"] = stand_in
     try:
-        from snowballstemmer.english_stemmer import EnglishStemmer
+        from snowballstemmer.english_stemmer import EnglishStemmer  # here: as above
     except ImportError:
         return None
     finally:

@@ -63,8 +63,9 @@ def _vocabulary(conn: sqlite3.Connection, first: str) -> list[tuple[str, int]]:
 
 def _within(query: str, choices: tuple[str, ...] | list[str], limit: int) -> list[tuple[int, int]]:
     """(index, edits) of each choice within `limit` edits of `query` (rapidfuzz, in C)."""
+    # here: only a query word no record has loads rapidfuzz
     from rapidfuzz import process
-    from rapidfuzz.distance import OSA  # here: only a query word no record has
+    from rapidfuzz.distance import OSA
 
     if limit < 0:
         return []
@@ -112,7 +113,7 @@ def distances(word: str, typed_term: str, terms: list[str]) -> dict[str, int]:
     the words meant, which are rebuilt (stem + ending) and measured whole: a rebuilt word counts
     only when it stems back to its term. The word's own term is also compared with the terms (a
     typo the stemmer treated as the word: timzone → timzon)."""
-    from rapidfuzz.distance import OSA
+    from rapidfuzz.distance import OSA  # here: only a query word no record has
 
     limit = max_distance(word)
     if not limit:

@@ -51,7 +51,10 @@ def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source |
 def extracted_files(ws: Workspace, session_id: str) -> list[Path]:
     """Files `memcli extract` read this session from (its ledger keeps them), for the transcripts
     that discovery does not find: those given with `extract --path`."""
-    return Ledger.open(ws.clone_state_dir).files_of(session_id)
+    try:
+        return Ledger.open(ws.clone_state_dir).files_of(session_id)
+    except OSError:  # no state folder that can be read (a file in its place): nothing recorded
+        return []
 
 
 def find_transcript(ws: Workspace, session_id: str, paths: list[Path] | None = None,
