@@ -26,6 +26,7 @@ holding "go" itself ranks above it, and "Go", "GO" or `go_mod` never stand for "
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,22 +57,26 @@ STOPWORDS = frozenset(
 )
 
 
+_LOADING = threading.Lock()  # one thread at a time: the stand-in package must never be seen
+
+
 @lru_cache(maxsize=1)
 def _stemmer():
     """Snowball's English stemmer. `import snowballstemmer` loads the stemmers of all its 36
     languages first (~35 ms, a third of an interpreter start, paid by every `memcli search`), so
     where the package is its pure-Python self (PyStemmer absent: then it is what the package gives
     anyway) the English module is loaded alone; else the package decides, as it always has."""
-    import importlib.util  # here: only stemming needs it; context never stems
-    import sys
+    with _LOADING:
+        import importlib.util  # here: only stemming needs it; context never stems
+        import sys
 
-    if "snowballstemmer" not in sys.modules and importlib.util.find_spec("Stemmer") is None:
-        english = _english_alone()
-        if english is not None:
-            return english
-    import snowballstemmer  # here: only stemming loads a stemmer
+        if "snowballstemmer" not in sys.modules and importlib.util.find_spec("Stemmer") is None:
+            english = _english_alone()
+            if english is not None:
+                return english
+        import snowballstemmer  # here: only stemming loads a stemmer
 
-    return snowballstemmer.stemmer("english")
+        return snowballstemmer.stemmer("english")
 
 
 def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it cannot be found so

@@ -35,3 +35,20 @@ def test_the_english_stemmer_alone_stems_as_the_package_and_leaves_it_importable
     done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[]", "True", "True", "['run',", "'backup',", "'caress',", "'poni']"]
+
+
+def test_threads_loading_the_stemmer_at_once_each_get_one() -> None:
+    """Extract's and import's worker threads stem at once: none may see the stand-in package."""
+    import subprocess
+    import sys
+
+    code = ("import threading\nfrom memcli.analysis import text\nerrors = []\n"
+            "barrier = threading.Barrier(8)\n"
+            "def load():\n    barrier.wait()\n    for _ in range(20):\n        try:\n"
+            "            assert text._stemmer.__wrapped__().stemWord('compaction') == 'compact'\n"
+            "        except Exception as exc:\n            errors.append(repr(exc))\n"
+            "threads = [threading.Thread(target=load) for _ in range(8)]\n"
+            "[t.start() for t in threads]\n[t.join() for t in threads]\nprint(len(errors), errors[:1])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("0 "), done.stdout
