@@ -27,7 +27,6 @@ import argparse
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -39,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 import embedding_args  # noqa: E402
+import speed  # noqa: E402  (its process timer)
 import workspace_gen  # noqa: E402
 from workspace_gen import JA  # noqa: E402
 
@@ -175,14 +175,7 @@ ENTRY = "from memcli.entry import main; main()"
 
 def process(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of one process, which must succeed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return speed.timed(cmd, env, cwd, ok=(0,))
 
 
 def cli(args: argparse.Namespace, tmp: Path) -> None:

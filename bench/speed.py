@@ -82,14 +82,15 @@ index.refresh(); print(time.perf_counter() - t)
 """
 
 
-def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """(wall, cpu) seconds of one process."""
+def timed(cmd: list[str], env: dict[str, str], cwd: Path,
+          ok: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
+    """(wall, cpu) seconds of one process, which must exit with one of `ok`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
+    if done.returncode not in ok:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
