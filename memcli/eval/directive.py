@@ -41,11 +41,13 @@ _CORRECTION_EN = re.compile(
 _PREFERENCE_EN = re.compile(
     r"\b(?:i (?:prefer|like|want|'d rather|would rather|'d like|would like)|prefer(?:red)?|"
     r"we (?:use|like|want)|(?:is|are) better|i'?m fine with)\b", re.IGNORECASE)
-_RULE_EN = re.compile(
-    r"\b(?:do not|never|always|must(?: not)?|should(?: not)?|make sure|be sure|ensure|remember to|"
-    r"from now on|going forward|in (?:the )?future|by default|every time|each time|whenever|no need to|"
-    r"need to|have to|"
-    r"has to|needs|please|avoid|stop \w+ing)\b", re.IGNORECASE)
+# The words that make a rule last: "always", "from now on", 「毎回」 (every rule word but "please",
+# "needs" and the te-form requests).
+_LASTING_WORDS_EN = (r"do not|never|always|must|should|make sure|be sure|ensure|remember to|from now on|"
+                     r"going forward|in (?:the )?future|by default|every time|each time|whenever|"
+                     r"no need to|need to|have to|has to|avoid")
+_LASTING_WORDS_JA = r"必ず|常に|いつも|毎回|絶対|今後|これからは|以後|禁止|べき|ないで|ないように|ないこと"
+_RULE_EN = re.compile(rf"\b(?:{_LASTING_WORDS_EN}|needs|please|stop \w+ing)\b", re.IGNORECASE)
 _SELF = re.compile(r"\bi (?:do not|don'?t) (?!want|like)\w+", re.IGNORECASE)
 _SUBORDINATE = re.compile(r"(?:before|after|when|whenever|once|if|while|until)\b", re.IGNORECASE)
 _POLITE_EN = re.compile(r"^(?:can|could|would|will) (?:you|we)\b|\bplease\b", re.IGNORECASE)
@@ -55,7 +57,7 @@ _CORRECTION_JA = re.compile(
     r"^(?:いや|違う|ちがう|そうじゃな|そうではな)|じゃなく|ではなく|でなく|代わりに|かわりに")
 _PREFERENCE_JA = re.compile(r"好み|好き|方がいい|ほうがいい|方が良い|ほうが良い|優先|推奨")
 _RULE_JA = re.compile(
-    r"必ず|常に|いつも|毎回|絶対|今後|これからは|以後|禁止|べき|ないで|ないように|ないこと|すること|"
+    rf"{_LASTING_WORDS_JA}|すること|"
     r"ように(?:して|する|しろ)|しろ|せよ|なさい|お願い|ください|下さい|[てで](?:ほしい|欲しい)|使って|"
     r"使う(?:こと|ように)|を使用")
 _TE_END = re.compile(r"[てで](?:ね|よ|な|くれ|ちょうだい)?[\s。．.！!？?…〜ー]*$")
@@ -83,11 +85,8 @@ combine cover indent tell""".split())
 # you edit", "before you edit, tell me the plan", 「編集する前に計画を教えて」).
 ASKING = frozenset("show print list display explain describe tell find search grep read open".split())
 _ASKING_JA = re.compile(r"(?:見せ|表示し|教え|説明し|調べ|探し|読ん|開い|一覧(?:に|表示)?し|出し)[てで]")
-_LASTING_EN = re.compile(r"\b(?:do not|never|always|must|should|make sure|be sure|ensure|remember to|"
-                         r"from now on|going forward|in (?:the )?future|by default|every time|each time|"
-                         r"whenever|no need to|need to|have to|has to|avoid|stop)\b", re.IGNORECASE)
-_LASTING_JA = re.compile(r"必ず|常に|いつも|毎回|絶対|今後|これからは|以後|禁止|べき|"
-                         r"ないで|ないように|ないこと")
+_LASTING_EN = re.compile(rf"\b(?:{_LASTING_WORDS_EN}|stop)\b", re.IGNORECASE)
+_LASTING_JA = re.compile(_LASTING_WORDS_JA)
 _CONDITION = re.compile(r"\b(?:before|after|when|whenever|once|if|while|until|unless)\b", re.IGNORECASE)
 _CONDITION_JA = re.compile(r"前に|まえに|後で|あとで|後に|あとに|とき|時[はに]|たら|ったら|場合|際")
 
