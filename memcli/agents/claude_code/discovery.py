@@ -28,12 +28,17 @@ def home() -> Path:
     return agent_home("CLAUDE_CONFIG_DIR", ".claude")
 
 
+def project_name(path: str) -> str:
+    """The name current Claude Code gives a project's folder under `<claude home>/projects/`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
 def project_dirs(claude_home: Path, root: Path) -> list[tuple[Path, bool]]:
     """(folder, exact): the workspace's own folder, and folders of sessions started in a subfolder
     (their encoded name extends the workspace's; the encoding is lossy, so those are checked by cwd)."""
     names = set()
     for path in {str(root), str(root.resolve())}:
-        names.add(re.sub(r"[^A-Za-z0-9]", "-", path))  # current Claude Code
+        names.add(project_name(path))  # current Claude Code
         names.add(path.replace("/", "-").replace("\\", "-"))  # older versions kept dots and underscores
     projects = claude_home / "projects"
     try:

@@ -209,7 +209,7 @@ def looked_in(root: Path, config: SessionsConfig, kinds: Iterable[str] | None = 
         found = bases(kind, root, config)
         if not found and kind == "claude-memory":  # no project folder yet: where it would be
             claude_home = configured(config.claude_home, root) or claude_code.home()
-            found = [claude_home / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(root)) / "memory"]
+            found = [claude_home / "projects" / claude_code.project_name(str(root)) / "memory"]
         for base in found:
             shown = f"~/{base.relative_to(home).as_posix()}" if home in base.parents else str(base)
             lines.append(f"{shown}/ ({KINDS[kind].title})")
