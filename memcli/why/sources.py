@@ -48,13 +48,14 @@ def record_sources(kind: Kind, meta: dict[str, Any]) -> list[tuple[str, Source |
     return out
 
 
-def extracted_files(ws: Workspace, session_id: str) -> list[Path]:
-    """Files `memcli extract` read this session from (its ledger keeps them), for the transcripts
-    that discovery does not find: those given with `extract --path`."""
+def extracted_files(ws: Workspace, session_ids: list[str]) -> dict[str, list[Path]]:
+    """The files `memcli extract` read each of these sessions from (its ledger keeps them, read
+    once), for the transcripts that discovery does not find: those given with `extract --path`."""
     try:
-        return Ledger.open(ws.clone_state_dir).files_of(session_id)
+        ledger = Ledger.open(ws.clone_state_dir)
     except OSError:  # no state folder that can be read (a file in its place): nothing recorded
-        return []
+        return {}
+    return {sid: files for sid in dict.fromkeys(session_ids) if (files := ledger.files_of(sid))}
 
 
 def find_transcript(ws: Workspace, session_id: str, paths: list[Path] | None = None,
@@ -63,7 +64,7 @@ def find_transcript(ws: Workspace, session_id: str, paths: list[Path] | None = N
     try:
         return find_session(ws, session_id, paths=paths, scan=scan)
     except UnknownSession:
-        known = [] if paths else extracted_files(ws, session_id)
+        known = [] if paths else extracted_files(ws, [session_id]).get(session_id, [])
         if not known:
             raise
         return find_session(ws, session_id, paths=known, scan=scan)
@@ -82,11 +83,11 @@ def trace(ws: Workspace, found: list[tuple[str, Source | None, Any]]) -> list[So
                 if candidate.session_id == cited.session_id or (
                         cited.session_id not in ids and candidate.session_id.startswith(cited.session_id)):
                     infos.setdefault(cited.session_id, candidate)
-        for cited in wanted:
-            if cited.session_id not in infos and (known := extracted_files(ws, cited.session_id)):
-                for candidate in discover(ws, paths=known, scan=False):
-                    if candidate.session_id.startswith(cited.session_id):
-                        infos.setdefault(cited.session_id, candidate)
+        missing = [cited.session_id for cited in wanted if cited.session_id not in infos]
+        for session_id, known in (extracted_files(ws, missing) if missing else {}).items():
+            for candidate in discover(ws, paths=known, scan=False):
+                if candidate.session_id.startswith(session_id):
+                    infos.setdefault(session_id, candidate)
     out = []
     for name, src, raw in found:
         if src is None:
