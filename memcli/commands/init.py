@@ -55,8 +55,8 @@ def run(workspace: Path | None = None) -> int:
         print(f"Initialised memcli workspace in {root}: {', '.join(created)}")
     else:
         print(f"memcli workspace in {root} is already initialised")
-    no_memcli = onpath.warning("git's merge driver for records")
-    if "merge driver in git config" in created and no_memcli:
+    registered = "merge driver in git config" in created
+    if registered and (no_memcli := onpath.warning("git's merge driver for records")):
         print(no_memcli)
     if not in_git_repo(root):
         print("Not a git repository yet: run `memcli init` again after `git init` to register the merge "
