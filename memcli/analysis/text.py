@@ -60,10 +60,23 @@ STOPWORDS = frozenset(
 _LOADING = threading.Lock()  # one thread at a time: the stand-in package must never be seen
 
 
-@lru_cache(maxsize=1)
+_LOCAL = threading.local()  # a stemmer per thread: Snowball's keeps its cursor in the instance
+
+
 def _stemmer():
-    """Snowball's English stemmer. `import snowballstemmer` loads the stemmers of all its 36
-    languages first (~35 ms, a third of an interpreter start, paid by every `memcli search`), so
+    """This thread's Snowball English stemmer. One instance is not safe across threads (its cursor
+    and buffer live in it: two threads stemming at once mix their words or raise IndexError), and
+    extract's and import's worker threads stem at once, so each thread gets its own."""
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = _stemmer_maker()()
+    return stemmer
+
+
+@lru_cache(maxsize=1)
+def _stemmer_maker():  # -> a callable giving a new English stemmer
+    """What makes Snowball's English stemmer. `import snowballstemmer` loads the stemmers of all its
+    36 languages first (~35 ms, a third of an interpreter start, paid by every `memcli search`), so
     where the package is its pure-Python self (PyStemmer absent: then it is what the package gives
     anyway) the English module is loaded alone; else the package decides, as it always has."""
     with _LOADING:
@@ -76,10 +89,10 @@ def _stemmer():
                 return english
         import snowballstemmer  # here: only stemming loads a stemmer
 
-        return snowballstemmer.stemmer("english")
+        return lambda: snowballstemmer.stemmer("english")
 
 
-def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it cannot be found so
+def _english_alone():  # -> snowballstemmer's EnglishStemmer class, or None where it cannot be found so
     """snowballstemmer.english_stemmer (and the two modules it imports) without the package's
     __init__: under a stand-in package that is taken out of sys.modules again afterwards, so a
     later `import snowballstemmer` (another reader in the process) loads the real package."""
@@ -103,7 +116,7 @@ def _english_alone():  # -> snowballstemmer's EnglishStemmer, or None where it c
     finally:
         for name in [n for n in sys.modules if n == "snowballstemmer" or n.startswith("snowballstemmer.")]:
             del sys.modules[name]
-    return EnglishStemmer()
+    return EnglishStemmer
 
 
 @dataclass(frozen=True)

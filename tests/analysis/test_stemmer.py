@@ -45,10 +45,32 @@ def test_threads_loading_the_stemmer_at_once_each_get_one() -> None:
     code = ("import threading\nfrom memcli.analysis import text\nerrors = []\n"
             "barrier = threading.Barrier(8)\n"
             "def load():\n    barrier.wait()\n    for _ in range(20):\n        try:\n"
-            "            assert text._stemmer.__wrapped__().stemWord('compaction') == 'compact'\n"
+            "            assert text._stemmer_maker.__wrapped__()().stemWord('compaction') == 'compact'\n"
             "        except Exception as exc:\n            errors.append(repr(exc))\n"
             "threads = [threading.Thread(target=load) for _ in range(8)]\n"
             "[t.start() for t in threads]\n[t.join() for t in threads]\nprint(len(errors), errors[:1])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("0 "), done.stdout
+
+
+def test_threads_stemming_at_once_get_the_stems_one_thread_gets() -> None:
+    """Snowball's pure-Python stemmer keeps its cursor in the instance: one instance shared by
+    import's worker threads mixed two words and raised IndexError mid-run (CI, stop 45). Each
+    thread must stem as if it were alone."""
+    code = ("import sys, threading\nsys.setswitchinterval(1e-6)\nfrom memcli.analysis import text\n"
+            f"base = {WORDS!r}.split()\n"
+            "words = [w + s for w in base for s in ('', 's', 'ing', 'ed', 'ness', 'ational', 'fulness')]\n"
+            "alone = {w: text._stemmer().stemWord(w) for w in words}\n"
+            "errors = []\nbarrier = threading.Barrier(6)\n"
+            "def stem(k):\n    barrier.wait()\n    for n in range(300):\n"
+            "        w = words[(n * 7 + k) % len(words)]\n"
+            "        try:\n            got = text._stemmer().stemWord(w)\n"
+            "            if got != alone[w]:\n                errors.append((w, got))\n"
+            "        except Exception as exc:\n            errors.append(repr(exc))\n"
+            "threads = [threading.Thread(target=stem, args=(k,)) for k in range(6)]\n"
+            "[t.start() for t in threads]\n[t.join() for t in threads]\nprint(len(errors), errors[:2])\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0 "), done.stdout
