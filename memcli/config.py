@@ -17,7 +17,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -26,14 +25,17 @@ from memcli import __version__
 from memcli.atomicio import private_dir
 from memcli.codekey import code_fingerprint
 from memcli.errors import ConfigError
+from memcli.roots import CONFIG_FILE as CONFIG_FILE  # (kept importable from here)
+from memcli.roots import STATE_DIR_ENV as STATE_DIR_ENV
+from memcli.roots import STATE_DIR_NAME as STATE_DIR_NAME
+from memcli.roots import config_source as config_source
+from memcli.roots import read_toml as _read_toml
+from memcli.roots import state_dir_at
 
 if TYPE_CHECKING:  # bound when pydantic validates (see `validate`): the import costs every start
     from annotated_types import Ge, Gt, Le
 
-CONFIG_FILE = "memcli.toml"
 CACHE_FILE = "config-cache.json"
-STATE_DIR_ENV = "MEMCLI_STATE_DIR"
-STATE_DIR_NAME = ".memcli"
 _STRICT = {"extra": "forbid"}  # pydantic's config for the sections: unknown keys are errors
 
 
@@ -210,8 +212,7 @@ def state_dir_of(root: Path) -> Path:
     """Local, git-ignored state (index, ledger, run log, metrics) of the workspace at `root`;
     MEMCLI_STATE_DIR overrides. Made private (0700, memcli.atomicio.private_dir) once a process
     asks for it: it holds transcripts' text and paths, and what is made in it is private too."""
-    override = os.environ.get(STATE_DIR_ENV)
-    found = Path(override) if override else root / STATE_DIR_NAME
+    found = state_dir_at(root)
     _made_private(found)
     return found
 
@@ -220,30 +221,6 @@ def state_dir_of(root: Path) -> Path:
 def _made_private(folder: Path) -> None:
     with contextlib.suppress(OSError):  # a read-only place: every writer already copes with that
         private_dir(folder)
-
-
-def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
-    import tomllib  # here: a config validated before is read from the cache, its TOML not parsed
-
-    try:
-        return tomllib.loads((path.read_bytes() if data is None else data).decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-
-
-def config_source(root: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The config file of a workspace and its memcli table, or None when there is none."""
-    own = root / CONFIG_FILE
-    if own.is_file():
-        return own, _read_toml(own)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("memcli")
-        if isinstance(table, dict):
-            return pyproject, table
-    return None
 
 
 def _file_of(root: Path) -> tuple[Path, bytes] | None:

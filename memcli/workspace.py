@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from memcli.config import CONFIG_FILE, Config, config_source, load_config, state_dir_of
 from memcli.config import STATE_DIR_ENV as STATE_DIR_ENV  # (kept importable from here)
 from memcli.config import STATE_DIR_NAME as STATE_DIR_NAME
+from memcli.config import Config, load_config, state_dir_of
 from memcli.errors import WorkspaceNotFound
+from memcli.roots import CONFIG_FILE as CONFIG_FILE  # (kept importable from here)
+from memcli.roots import find_root as find_root
+from memcli.roots import is_root as is_root
 
 STAGING_DIR = "memory/_staging"
 
@@ -80,13 +83,6 @@ def locate(rel: str) -> Location:
     return Location(kind, name[: -len(".md")])
 
 
-def is_root(directory: Path) -> bool:
-    """A workspace root has `memory/`, a memcli.toml, or a `[tool.memcli]` table in pyproject.toml."""
-    if (directory / "memory").is_dir() or (directory / CONFIG_FILE).is_file():
-        return True
-    return (directory / "pyproject.toml").is_file() and config_source(directory) is not None
-
-
 def clone_root_of(root: Path) -> Path:
     """Where the workspace at `root` keeps what every worktree of its clone shares (staging, the
     consolidation lock, shared-staging state): in a linked worktree (`git worktree add`), the same
@@ -109,14 +105,6 @@ def clone_root_of(root: Path) -> Path:
         main = common.parent if common.name == ".git" else common / "memcli"
         return main / prefix
     return root
-
-
-def find_root(start: Path) -> Path | None:
-    start = start.resolve()
-    for directory in (start, *start.parents):
-        if is_root(directory):
-            return directory
-    return None
 
 
 @dataclass

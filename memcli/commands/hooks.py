@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memcli.commands import open_workspace
 from memcli.hooks.start import session_start as start
-from memcli.workspace import find_root
+from memcli.roots import find_root
 
 
 def _root(scope: str, workspace: Path | None) -> Path | None:
