@@ -11,7 +11,10 @@ order each round), and each reports the median and the fastest wall time and the
   extract --hook (<rev>)    the same hook of the `--baseline` revision (below)
   extract --hook (Typer)    the same through the full CLI (`memcli.cli`), i.e. without the lean path
   session-start (lean)      `memcli hooks session-start --agent claude-code` on the bundled example
-                            workspace through the entry point (what the installed hook runs)
+                            workspace through the entry point (what the installed hook runs), the
+                            memory as the last session start found it: answered from the memo
+  session-start (changed)   the same, the first session after the memory changed: the memo
+                            (memcli.hooks.startmemo) deleted before each run, the context built
   session-start (Typer)     the same through the full CLI: what the hook ran before the lean path
   session-start (<rev>)     the same hook of the `--baseline` revision (default main), run from a
                             `git archive` of it: before/after in one run (so is extract --hook)
@@ -34,6 +37,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from memcli.hooks.startmemo import MEMO_FILE as MEMO
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = [sys.executable, "-c", "from memcli.entry import main; main()"]
@@ -72,19 +77,27 @@ def main() -> int:
     os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # cached, as in an installed memcli; warmed below
     example = REPO / "examples" / "workspace"
-    with tempfile.TemporaryDirectory() as tmp:
+    # the capture hooks' detached workers may still be writing their state when the rounds end
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         where = Path(tmp)
         os.environ["MEMCLI_STATE_DIR"] = str(where / "state")
         hook = json.dumps({"session_id": "bench", "transcript_path": str(where / "none.jsonl"),
                            "cwd": str(where), "hook_event_name": "Stop"}).encode()
         start = json.dumps({"cwd": str(example), "hook_event_name": "SessionStart"}).encode()
         session_start = ["hooks", "session-start", "--agent", "claude-code"]
+        changed = where / "state-changed"
         rows = [
             ("floor: python", [sys.executable, "-c", "pass"], b""),
             ("extract --hook (lean)", [*ENTRY, "extract", "--hook"], hook),
             ("extract --hook (Typer)", [*TYPER, "extract", "--hook"], hook),
             ("session-start (lean)", [*ENTRY, *session_start], start),
             ("session-start (Typer)", [*TYPER, *session_start], start),
+            # the first session after the memory changed: the memo (memcli.hooks.startmemo) not used
+            ("session-start (changed)", [sys.executable, "-c", (
+                f"import os; os.environ['MEMCLI_STATE_DIR'] = {str(changed)!r}; from pathlib import Path; "
+                f"Path({str(changed / MEMO)!r}).unlink(missing_ok=True); "
+                "from memcli.entry import main; main()"),
+                *session_start], start),
             ("memcli context", [*ENTRY, "context", "-w", str(example)], b""),
         ]
         base = _archive(args.baseline, where / "baseline")

@@ -87,9 +87,13 @@ class AnchorChecker:
             bases.append(self.workspace_root)
         return bases
 
+    def places(self, path: str) -> list[Path]:
+        """Where an anchor's relative `path` is looked for, in order (the first file found holds it)."""
+        return [base / path for base in self._bases()]
+
     def _find(self, path: str) -> Path | None:
         if path not in self._found:
-            self._found[path] = next((base / path for base in self._bases() if (base / path).is_file()), None)
+            self._found[path] = next((place for place in self.places(path) if place.is_file()), None)
         return self._found[path]
 
     def _text(self, file: Path) -> str | None:

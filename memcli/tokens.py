@@ -165,6 +165,16 @@ def counter_id() -> str:
     return " ".join(["tiktoken", _stamp(Path(spec.origin)) if spec.origin else "", *tables])
 
 
+def counter_files() -> list[Path]:
+    """The files whose stats `counter_id` reads (tiktoken's module, the places its table may be): a
+    memo of counted text stays true while none of them changes (memcli.hooks.startmemo)."""
+    spec = importlib.util.find_spec("tiktoken")
+    if spec is None:
+        return []
+    key = hashlib.sha1(_URL.encode()).hexdigest()
+    return [*([Path(spec.origin)] if spec.origin else []), *(directory / key for directory in _cache_dirs())]
+
+
 def _stamp(path: Path) -> str:
     """`path`, its size and its modification time ('' when it is not there)."""
     try:

@@ -71,11 +71,11 @@ def _clean(ws: Workspace, text: str) -> bool:
 
 
 def gated(ws: Workspace, shown: list[Entry], lines: list[str],
-          skipped: list[str]) -> tuple[list[Entry], list[str], list[str]]:
+          skipped: list[str]) -> tuple[list[Entry], list[str], list[str], bool]:
     """`shown` and the summary `lines` less what the gate holds back (the entries' paths added to
-    `skipped`)."""
+    `skipped`), and whether the text was clean: else what is held back depends on git's history too."""
     if _clean(ws, "\n".join([*(e.description for e in shown), *lines])):
-        return shown, lines, skipped  # the usual case: nothing shown could direct an agent
+        return shown, lines, skipped, True  # the usual case: nothing shown could direct an agent
     from memcli.provenance import agent_directives  # here: only a text found unclean compiles its patterns
 
     kept = []
@@ -90,5 +90,5 @@ def gated(ws: Workspace, shown: list[Entry], lines: list[str],
         held_at = _held_lines(ws, SUMMARY_PATH, text)
         held = {file_lines[n - 1].strip() for n in held_at if n <= len(file_lines)}
         lines = [WITHHELD_LINE if line.strip() and line.strip() in held else line for line in lines]
-    return kept, lines, skipped
+    return kept, lines, skipped, False
 

@@ -43,6 +43,9 @@ class ContextResult:
     skipped: tuple[str, ...] = field(default=())  # broken records
     agent: str | None = None  # the agent it is for (`--agent`)
     as_skills: int = 0  # knowledge entries that agent already lists as skills (memcli.skills), not repeated
+    # Whether the record store's files alone decide the text: false where git's history does too (a
+    # line the gate looked at, a stale anchor) or the files were read around the store (a link)
+    files_decide: bool = True
 
     def to_json_dict(self) -> dict[str, object]:
         return {
@@ -152,7 +155,8 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         shown, skipped, lines, summary_path = from_files(workspace, snapshot, entries)
     else:
         shown, skipped, lines, summary_path = read
-    shown, lines, skipped = gated(workspace, shown, lines, list(skipped))
+    shown, lines, skipped, clean = gated(workspace, shown, lines, list(skipped))
+    files_decide = read is not None and clean and not any(e.stale for e in shown)
     shown, skills = _without_skills(workspace, shown, agent)
     if counter is not None:
         layout, name = _fit(lines, shown, budget, counter, skills), counter.name
@@ -160,7 +164,8 @@ def build_context(workspace: Workspace, budget: int | None = None, counter: Toke
         layout, name = _memoised_fit(workspace, lines, shown, budget, skills)
     text = _text(lines, shown, layout, budget, skills)
     return ContextResult(text, layout.tokens, budget, name, summary_path, layout.truncated,
-                         tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped), agent, skills)
+                         tuple(shown[:layout.n]), len(shown) - layout.n, tuple(skipped), agent, skills,
+                         files_decide)
 
 
 def _without_skills(workspace: Workspace, shown: list[Entry], agent: str | None) -> tuple[list[Entry], int]:
