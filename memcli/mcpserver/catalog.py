@@ -15,6 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memcli.errors import ConfigError
+from memcli.roots import config_source
+
 SERVER_NAME = "memcli"
 INSTRUCTIONS = (
     "Project memory kept in git by memcli: decisions, requests, knowledge and a summary. Call "
@@ -42,6 +45,21 @@ def tools(budget: int) -> list[dict[str, Any]]:
         if tool["name"] == "memcli_context":
             tool["inputSchema"]["properties"]["budget"]["default"] = budget
     return listed
+
+
+def budget_of(root: Path) -> int | None:
+    """The workspace's `context.budget_tokens` as its config file gives it (memcli.roots), without
+    loading the config: what `tools/list` shows before any tool needs the workspace. None where only
+    the validated config can say (not a plain integer of at least 100, a file that does not parse)."""
+    try:
+        found = config_source(root)
+    except ConfigError:
+        return None
+    if found is None:
+        return BUDGET_DEFAULT
+    section = found[1].get("context", {})
+    value = section.get("budget_tokens", BUDGET_DEFAULT) if isinstance(section, dict) else None
+    return value if type(value) is int and value >= 100 else None
 
 
 def negotiate(requested: Any) -> str:

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from memcli import __version__
 from memcli.errors import EXIT_OK, MemcliError
-from memcli.mcpserver import catalog, tools
+from memcli.mcpserver import catalog
 
 if TYPE_CHECKING:
+    from memcli.mcpserver import tools
     from memcli.workspace import Workspace
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -33,6 +34,8 @@ EMPTY_LISTS = {"prompts/list": "prompts", "resources/list": "resources",
 
 def calls(ws: Workspace, searcher: tools.Searcher) -> dict[str, Callable[..., tools.Reply]]:
     """Each tool's function, by name: what the SDK server's tool functions call too."""
+    from memcli.mcpserver import tools  # here: the handshake loads no tool's code
+
     return {"memcli_search": searcher.search,
             "memcli_read": lambda **kw: tools.read(ws, **kw),
             "memcli_context": lambda **kw: tools.context(ws, **kw),
@@ -56,13 +59,49 @@ def _initialize_params(params: Any) -> bool:
 
 
 class Front:
-    """One connection's state: the workspace, its tools, and the search index kept across calls."""
+    """One connection's state: the workspace, its tools, and the search index kept across calls.
+    Given the workspace's root rather than the workspace, it answers the handshake from the config
+    file alone (catalog.budget_of) and opens the workspace, config and all, at the first call."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self.searcher = tools.Searcher(ws)
-        self.budget = ws.config.context.budget_tokens
-        self.calls = calls(ws, self.searcher)
+    def __init__(self, ws: Workspace | Path) -> None:
+        self.root = ws if isinstance(ws, Path) else ws.root
+        self._ws = None if isinstance(ws, Path) else ws
+        self._budget = None if self._ws is None else self._ws.config.context.budget_tokens
+        self.searcher: tools.Searcher | None = None
+        self._calls: dict[str, Callable[..., tools.Reply]] | None = None
         self.schemas: dict[str, dict[str, Any]] | None = None
+
+    def workspace(self) -> Workspace:
+        if self._ws is None:
+            from memcli.workspace import Workspace  # here: as in `calls`
+
+            self._ws = Workspace.open(self.root)
+        return self._ws
+
+    @property
+    def budget(self) -> int:
+        if self._budget is None:
+            found = catalog.budget_of(self.root)
+            if found is None:
+                try:
+                    found = self.workspace().config.context.budget_tokens
+                except MemcliError:  # a config that does not validate: each tool call says why
+                    found = catalog.BUDGET_DEFAULT
+            self._budget = found
+        return self._budget
+
+    def tool_calls(self) -> dict[str, Callable[..., tools.Reply]]:
+        if self._calls is None:
+            from memcli.mcpserver import tools  # here: as in `calls`
+
+            ws = self.workspace()
+            self.searcher = tools.Searcher(ws)
+            self._calls = calls(ws, self.searcher)
+        return self._calls
+
+    def close(self) -> None:
+        if self.searcher is not None:
+            self.searcher.close()
 
     def answer(self, message: Any) -> dict[str, Any] | None:
         """The response to one message, or None for a notification (and a response)."""
@@ -96,13 +135,15 @@ class Front:
     def call(self, name: str, given: Any) -> dict[str, Any]:
         if self.schemas is None:
             self.schemas = {t["name"]: t["inputSchema"] for t in catalog.tools(self.budget)}
-        if name not in self.calls:
+        if name not in self.schemas:
             return _text_result(f"Unknown tool: {name}", error=True)
         try:
-            reply = self.calls[name](**catalog.arguments(self.schemas[name], given))
+            reply = self.tool_calls()[name](**catalog.arguments(self.schemas[name], given))
         except (catalog.BadArguments, MemcliError) as exc:
             return _text_result(f"Error executing tool {name}: {exc}", error=True)
         except Exception as exc:  # a bug: logged in full, the call fails, the server keeps serving
+            import traceback  # here: only a bug needs it
+
             traceback.print_exc(file=sys.stderr)
             return _text_result(f"Error executing tool {name}: {exc}", error=True)
         return _text_result(reply.text, error=False, data=reply.data)
@@ -124,13 +165,14 @@ def run(front: Front, stdin: IO[bytes], stdout: IO[bytes]) -> None:
             stdout.flush()
 
 
-def serve(ws: Workspace) -> int:
-    """Serve `ws` over stdio until the agent closes the connection (`memcli mcp`)."""
+def serve(ws: Workspace | Path) -> int:
+    """Serve `ws` (or the workspace at that root) over stdio until the agent closes the connection
+    (`memcli mcp`)."""
     front = Front(ws)
     try:
         run(front, sys.stdin.buffer, sys.stdout.buffer)
     except BrokenPipeError:
         pass  # the agent closed its end first: nobody is left to answer
     finally:
-        front.searcher.close()
+        front.close()
     return EXIT_OK
