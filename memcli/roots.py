@@ -58,6 +58,14 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
+def root_for(workspace: Path | None, start: Path) -> Path | None:
+    """The root `--workspace` names (when it is a folder), else the workspace's found above `start`;
+    None where there is none."""
+    if workspace is not None:
+        return workspace.resolve() if workspace.is_dir() else None
+    return find_root(start)
+
+
 def state_dir_at(root: Path) -> Path:
     """Where the local state of the workspace at `root` lives (MEMCLI_STATE_DIR overrides), made
     or not: memcli.config.state_dir_of also makes it private."""

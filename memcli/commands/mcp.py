@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memcli.commands import open_workspace
 from memcli.mcpserver.stdio import serve
-from memcli.roots import find_root
+from memcli.roots import root_for
 
 
 def run(*, workspace: Path | None = None, relay: str | None = None) -> int:
@@ -18,10 +18,7 @@ def run(*, workspace: Path | None = None, relay: str | None = None) -> int:
         from memcli.mcpserver.relay import serve as serve_relay
 
         return serve_relay(relay)
-    # the workspace's root alone: the front loads the config at the first tool call, not before the handshake
-    if workspace is None:
-        root = find_root(Path.cwd())
-    else:
-        root = workspace.resolve() if workspace.is_dir() else None
-    # no root: open_workspace raises the error every command gives
+    # the workspace's root alone: the front loads the config at the first tool call, not before the
+    # handshake; no root: open_workspace raises the error every command gives
+    root = root_for(workspace, Path.cwd())
     return serve(root if root is not None else open_workspace(workspace))

@@ -20,7 +20,7 @@ from memcli.errors import EXIT_OK
 from memcli.hooks import startmemo
 from memcli.hooks.payload import guarded, read_payload
 from memcli.ownrun import own_run
-from memcli.roots import find_root
+from memcli.roots import root_for
 
 if TYPE_CHECKING:
     from memcli.context.layout import ContextResult
@@ -30,11 +30,9 @@ if TYPE_CHECKING:
 def root_of(cwd: str | None, workspace: Path | None) -> Path | None:
     """The root of the workspace the hook's session ran in (None: not a memcli project, nothing to
     do)."""
-    if workspace is not None:
-        return workspace.resolve() if workspace.is_dir() else None
     cwd = cwd if isinstance(cwd, str) and cwd.strip() and "\0" not in cwd else os.getcwd()
     try:
-        return find_root(Path(cwd))
+        return root_for(workspace, Path(cwd))
     except OSError:
         return None
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli import __version__
-from memcli.roots import state_dir_at
+from memcli.roots import CONFIG_FILE, state_dir_at
 
 if TYPE_CHECKING:
     from memcli.workspace import Workspace
@@ -82,7 +82,6 @@ def inputs(ws: Workspace, agent: str | None) -> list[str]:
     given that the files decide it (memcli.context.layout's files_decide)."""
     # here: only a session start that built its context (a memo miss) collects them
     from memcli.anchors import AnchorChecker
-    from memcli.config import CONFIG_FILE
     from memcli.skills import state
     from memcli.store import open_store
     from memcli.tokens import counter_files
