@@ -19,7 +19,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from memcli import __version__
 from memcli.atomicio import private_dir
@@ -255,7 +255,11 @@ def load_config(root: Path) -> Config:
 
 def validate(table: dict[str, Any], path: Path) -> Config:
     """The config a memcli table asks for (pydantic checks every value), or a ConfigError naming
-    each problem with its key."""
+    each problem with its key. A table whose every value plainly fits (`plain_config`) is taken
+    as it is: pydantic is imported only to judge, and word, what may not fit."""
+    plain = plain_config(table)
+    if plain is not None:
+        return plain
     import annotated_types  # here: validation runs on a config-cache miss only
     from pydantic import TypeAdapter, ValidationError
 
@@ -267,6 +271,77 @@ def validate(table: dict[str, Any], path: Path) -> Config:
         prefix = "tool.memcli." if path.name == "pyproject.toml" else ""
         problems = [_problem(err, prefix) for err in exc.errors()]
         raise ConfigError(f"{path}: " + "; ".join(problems)) from None
+
+
+class _Bound(NamedTuple):
+    """A stand-in for annotated_types' Ge / Gt / Le when the plain check reads the annotations
+    (importing annotated_types costs 30 ms; it is the same bound)."""
+
+    op: str
+    limit: float
+
+    def holds(self, value: float) -> bool:
+        return value >= self.limit if self.op == "ge" else value > self.limit if self.op == "gt" \
+            else value <= self.limit
+
+
+@functools.cache
+def _plain_fields(cls: type) -> dict[str, Any]:
+    """Field → its annotation, with the bounds as _Bound (no pydantic, no annotated_types)."""
+    import typing  # here: (stdlib) only the plain check reads annotations
+
+    bounds = {name: functools.partial(_Bound, name.lower()) for name in ("Ge", "Gt", "Le")}
+    return typing.get_type_hints(cls, globalns={**globals(), **bounds}, include_extras=True)
+
+
+def _plain_value(hint: Any, value: Any) -> tuple[bool, Any]:
+    """(whether `value` fits `hint` as pydantic would take it, unchanged but for int → float),
+    the value as pydantic would give it). False means: let pydantic judge."""
+    import types  # here: (stdlib) as _plain_fields
+    import typing
+
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(hint)
+        fits, value = _plain_value(base, value)
+        return fits and all(isinstance(b, _Bound) and b.holds(value) for b in meta), value
+    if origin is types.UnionType or origin is typing.Union:  # `X | None` reads back as Optional[X]
+        if value is None and type(None) in typing.get_args(hint):
+            return True, None
+        others = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _plain_value(others[0], value) if len(others) == 1 else (False, value)
+    if origin is typing.Literal:
+        return type(value) is str and value in typing.get_args(hint), value
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        fits = type(value) is list and all(_plain_value(item, v) == (True, v) for v in value)
+        return fits, list(value) if fits else value
+    if dataclasses.is_dataclass(hint):
+        section = _plain_section(hint, value) if type(value) is dict else None
+        return section is not None, section
+    if hint is float and type(value) is int:
+        return True, float(value)
+    return hint in (int, float, str, bool) and type(value) is hint, value
+
+
+def _plain_section(cls: Any, table: dict[str, Any]) -> Any:
+    fields = _plain_fields(cls)
+    values = {}
+    for key, value in table.items():
+        if key not in fields:
+            return None
+        fits, values[key] = _plain_value(fields[key], value)
+        if not fits:
+            return None
+    return cls(**values)
+
+
+def plain_config(table: Any) -> Config | None:
+    """The config of `table` when every key is known and every value plainly fits its field (the
+    type exactly, within its bounds), as pydantic would give it; None when pydantic must judge.
+    A config written by hand nearly always fits: a first start then imports no pydantic."""
+    config = _plain_section(Config, table) if type(table) is dict else None
+    return config if isinstance(config, Config) else None
 
 
 def _problem(err: Any, prefix: str) -> str:

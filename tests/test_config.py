@@ -1,17 +1,32 @@
-"""The config: validated by pydantic the first time a file is seen, then read from the state
-folder without importing pydantic; every change of the file is validated again."""
+"""The config: validated the first time a file is seen (plainly when every value plainly fits, else
+by pydantic), then read from the state folder without importing pydantic; every change of the file
+is validated again."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from memcli.config import CACHE_FILE, Config, LintConfig, SearchConfig, load_config, state_dir_of
+from memcli import config as config_module
+from memcli.config import (
+    CACHE_FILE,
+    DEFAULT_CONFIG_TEXT,
+    Config,
+    LintConfig,
+    SearchConfig,
+    as_dict,
+    load_config,
+    plain_config,
+    state_dir_of,
+)
 from memcli.errors import ConfigError
 
 PROBE = ("import sys; from pathlib import Path; from memcli.config import load_config\n"
@@ -29,12 +44,12 @@ def _probe(root: Path) -> str:
 def root(tmp_path: Path) -> Path:
     (tmp_path / "memory").mkdir()
     (tmp_path / "memcli.toml").write_text("[lint]\nsummary_max_chars = 5\n[search]\nfusion_k = 3\n"
-                                          "[memory]\ntimeout_s = 60\n", encoding="utf-8")
+                                          "[memory]\ntimeout_s = '60'\n", encoding="utf-8")
     return tmp_path
 
 
 def test_a_validated_file_is_read_again_without_pydantic(root: Path) -> None:
-    assert _probe(root) == "5 3 60.0 True"  # validated: the int becomes a float, as pydantic says
+    assert _probe(root) == "5 3 60.0 True"  # '60' is no float: pydantic judges it (and takes it)
     assert (state_dir_of(root) / CACHE_FILE).is_file()
     assert _probe(root) == "5 3 60.0 False"  # the same values, without pydantic
     assert load_config(root) == Config(lint=LintConfig(summary_max_chars=5), search=SearchConfig(fusion_k=3),
@@ -87,3 +102,67 @@ def test_the_budget_table_is_kept_by_the_cache(tmp_path: Path) -> None:
     (tmp_path / "memcli.toml").write_text("[memory.budget]\nday_token = 1000\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="unknown key memory.budget.day_token"):
         load_config(tmp_path)
+
+
+def _full_default() -> dict:
+    """The generated memcli.toml with every commented-out value set."""
+    text = re.sub(r"^# ([a-z_]+ = )", r"\1", DEFAULT_CONFIG_TEXT, flags=re.M)
+    return tomllib.loads(text.replace("# [memory.budget]", "[memory.budget]"))
+
+
+def _by_pydantic(table: dict) -> Config | str:
+    import annotated_types
+    from pydantic import TypeAdapter, ValidationError
+
+    vars(config_module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt, Le=annotated_types.Le)
+    try:
+        return TypeAdapter(Config).validate_python(table)
+    except ValidationError:
+        return "refused"
+
+
+def _variants() -> list[dict]:
+    """Tables near the edges: each field of the full default set to values inside, on and past
+    its bounds and of other types (what plain_config must take as pydantic does, or leave)."""
+    base = _full_default()
+    out = [base, {}, {"memory": {}}, {"memory": {"budget": {}}}]
+    odd = [0, 1, -1, 0.0, 0.5, 512, 511, 5000, 5001, 1000, 999, 100, 100.5, True, "", "x", "60", None, [],
+           ["a"], [1], {}, "auto", "prompt", float("inf"), float("nan")]
+    for section, values in base.items():
+        for key in values:
+            for new in odd:
+                table = copy.deepcopy(base)
+                table[section][key] = new
+                out.append(table)
+    out.append({**base, "nope": {}})
+    out.append({"lint": {"summary_max_char": 5}})
+    out.append({"lint": []})
+    out.append({"memory": {"budget": {"day_tokens": 0}}})
+    return out
+
+
+def test_a_plain_table_gives_what_pydantic_gives() -> None:
+    taken = 0
+    for table in _variants():
+        plain = plain_config(copy.deepcopy(table))
+        if plain is None:
+            continue
+        taken += 1
+        judged = _by_pydantic(copy.deepcopy(table))
+        assert plain == judged and as_dict(plain) == as_dict(judged), table  # (as_dict: float vs int)
+        assert [type(v) for v in as_dict(plain)["memory"].values()] == \
+            [type(v) for v in as_dict(judged)["memory"].values()]
+    assert plain_config(_full_default()) is not None and taken > 100
+
+
+def test_a_first_start_on_a_plain_file_imports_no_pydantic(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    every = re.sub(r"^# ([a-z_]+ = )", r"\1", DEFAULT_CONFIG_TEXT, flags=re.M)  # every value set
+    every = every.replace("# [memory.budget]", "[memory.budget]")
+    every = every.replace("stale_days = 180", "stale_days = 30")
+    (tmp_path / "memcli.toml").write_text(every, encoding="utf-8")
+    assert _probe(tmp_path) == "20000 2 300.0 False"
+    assert load_config(tmp_path).gc.stale_days == 30
+    (tmp_path / "memcli.toml").write_text("[lint]\nsummary_max_chars = 0\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="summary_max_chars: Input should be greater than or equal to 1"):
+        load_config(tmp_path)  # past a bound: pydantic says why
