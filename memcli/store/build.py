@@ -1,28 +1,36 @@
-"""Parse the records a refresh found changed: here, or on every core when they are many.
+"""Read and parse the files a refresh must look at: here, or on every core when they are many.
 
-Parsing YAML and tokenising text is CPU-bound pure Python, so threads would not help; a forked
-helper starts at once with everything imported and takes a share of the files (already read),
-sending its rows back through a pipe (marshal: rows are plain tuples). Below `MIN_FILES` forking
-costs more than it saves (a first build, an upgrade or a bulk checkout go past it; everyday
-edits never do). The parent alone writes the database. A helper that fails in any way just means
-the parent parses that share itself.
+Reading, hashing, parsing YAML and tokenising text are CPU-bound pure Python, so threads would not
+help; a forked helper starts at once with everything imported and takes a share of the files,
+reads them itself, and sends what it made back through a pipe in batches as it goes (marshal:
+rows are plain tuples). Below `MIN_FILES` forking costs more than it saves (a first build, an
+upgrade or a bulk checkout go past it; everyday edits never do). The parent alone writes the
+database: it stores each batch as it arrives, so storing overlaps reading and parsing instead of
+following them. A helper that fails in any way just means the parent does what of its share did
+not arrive.
 """
 
 from __future__ import annotations
 
 import marshal
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from memcli import forked
-from memcli.store.row import FIELDS, read_row
 
-MIN_FILES = 1500  # changed files before a second process pays for itself
+MIN_FILES = 1500  # files to read before a second process pays for itself
 MAX_PROCS = 8
+BATCH = 200  # rows a helper sends at once: the parent stores each batch while the next is made
 
-Changed = tuple[str, Any, str, bytes]  # path, stamp, content hash, bytes
+# What a refresh learns of one file: (its index in the refresh's list, its content hash or None when
+# it could not be read, its row or None when its content is the one kept).
+Item = tuple[int, str | None, tuple[Any, ...] | None]
+Fetch = Callable[[str], tuple[str, bytes] | None]  # path → (content hash, bytes), None: unreadable
 
 
 def _row(rel: str, data: bytes, postings: bool) -> tuple[Any, ...]:
+    from memcli.store.row import FIELDS, read_row  # here: the parser and its models, only for a changed file
+
     row = read_row(rel, data)
     made = None
     if postings:
@@ -39,33 +47,57 @@ def procs_for(count: int) -> int:
     return max(1, min(forked.cores(), MAX_PROCS, count // (MIN_FILES // 2)))
 
 
-def read_rows(changed: list[Changed], postings: bool) -> list[tuple[Any, ...]]:
-    """The row (and, with `postings`, the postings) of each changed file, in order."""
-    procs = procs_for(len(changed))
+def items(paths: list[str], fetch: Fetch, kept: dict[str, str], postings: bool) -> Iterator[list[Item]]:
+    """What each file of `paths` holds, read with `fetch` and compared with its `kept` content hash:
+    as batches of Items in no set order; every index comes exactly once. The row comes with its
+    postings when `postings` asks."""
+    procs = procs_for(len(paths))
     if procs == 1:
-        return [_row(rel, data, postings) for rel, _, _, data in changed]
-    shares = [changed[i::procs] for i in range(procs)]
-    helpers = [_fork(share, postings) for share in shares[1:]]
-    mine = [_row(rel, data, postings) for rel, _, _, data in shares[0]]
-    results = [mine]
-    for share, helper in zip(shares[1:], helpers, strict=True):
-        got = _collect(*helper) if helper is not None else None
-        results.append(got if got is not None and len(got) == len(share)
-                       else [_row(rel, data, postings) for rel, _, _, data in share])
-    out: list[tuple[Any, ...]] = [()] * len(changed)
-    for i, rows in enumerate(results):
-        out[i::procs] = rows
-    return out
+        yield [_item(i, paths[i], fetch, kept, postings) for i in range(len(paths))]
+        return
+    shares = [range(i, len(paths), procs) for i in range(procs)]
+    started = [(share, forked.stream(_producer(paths, share, fetch, kept, postings))) for share in shares]
+    helpers = [helper for _, helper in started if helper is not None]
+    owned = [share for share, helper in started if helper is not None]
+    todo = {i for share, helper in started if helper is None for i in share}  # the parent's to do
+    got: list[set[int]] = [set() for _ in helpers]
+    failed: set[int] = set()
+    for n, frame in forked.frames(helpers):
+        batch = _batch(frame) if n not in failed else None
+        if batch is None:  # failed (or sent what does not read): the rest of its share is done here
+            failed.add(n)
+            continue
+        got[n].update(item[0] for item in batch)
+        yield batch
+    for n, share in enumerate(owned):
+        todo.update(i for i in share if i not in got[n])
+    if todo:
+        yield [_item(i, paths[i], fetch, kept, postings) for i in sorted(todo)]
 
 
-def _fork(share: list[Changed], postings: bool) -> tuple[int, int] | None:
-    """Start a helper parsing `share`; (pid, read end of its pipe), or None if it cannot."""
-    return forked.start(lambda: marshal.dumps([_row(rel, data, postings) for rel, _, _, data in share]))
+def _item(i: int, rel: str, fetch: Fetch, kept: dict[str, str], postings: bool) -> Item:
+    got = fetch(rel)
+    if got is None:
+        return i, None, None
+    digest, data = got
+    return i, digest, None if kept.get(rel) == digest else _row(rel, data, postings)
 
 
-def _collect(pid: int, read: int) -> list[tuple[Any, ...]] | None:
-    data = forked.collect(pid, read)
+def _producer(paths: list[str], share: range, fetch: Fetch, kept: dict[str, str],
+              postings: bool) -> Callable[[Callable[[bytes], None]], None]:
+    """What a helper runs: the Items of its share, sent BATCH at a time."""
+
+    def produce(send: Callable[[bytes], None]) -> None:
+        for at in range(0, len(share), BATCH):
+            send(marshal.dumps([_item(i, paths[i], fetch, kept, postings) for i in share[at : at + BATCH]]))
+
+    return produce
+
+
+def _batch(frame: bytes | None) -> list[Item] | None:
+    if frame is None:
+        return None
     try:
-        return marshal.loads(data) if data is not None else None
+        return marshal.loads(frame)
     except Exception:
         return None

@@ -19,7 +19,8 @@ import marshal
 import os
 import sqlite3
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from memcli import __version__
 from memcli.codekey import code_fingerprint
@@ -41,6 +42,17 @@ _ROW_CODE = ("records", "store", "plainyaml.py", "anchors.py", "recordtext.py", 
 
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _fetch(root: Path) -> Callable[[str], tuple[str, bytes] | None]:
+    """How the build reads a file under `root`: (content hash, bytes), None when it cannot. Bounded;
+    a FIFO or a link put where the listing saw a file is refused, not followed."""
+
+    def fetch(rel: str) -> tuple[str, bytes] | None:
+        data, _ = read_file(root / rel, follow=False)
+        return None if data is None else (content_hash(data), data)
+
+    return fetch
 
 
 class RecordStore(Database):
@@ -248,40 +260,44 @@ class RecordStore(Database):
         for doc_id in gone:
             self._drop(doc_id)
         now = self.now_ns()
-        changed: list[tuple[str, Stamp, str, bytes]] = []
-        read = 0
-        for rel, st in todo:
-            # Bounded; a FIFO or a link put where the listing saw a file is refused, not followed.
-            data, _ = read_file(self.root / rel, follow=False)
-            if data is None:
-                continue  # vanished or unreadable between listing and reading: next refresh
-            read += 1
-            digest = content_hash(data)
-            old = known.get(rel)
-            if old and old[1] == digest:
-                self.conn.execute("UPDATE docs SET mtime_ns = ?, size = ?, ctime_ns = ?, ino = ?,"
-                                  " checked_ns = ? WHERE id = ?", (*st, now, old[0]))
-                unchanged += 1
-            else:
-                changed.append((rel, st, digest, data))
-        complete = read == len(todo)
-        if not changed:
-            return RefreshStats(0, 0, len(gone), unchanged, read), complete
-        from memcli.store.build import read_rows  # here: the parser and its models, only to parse a record
+        from memcli.store.build import items  # here: (what shares the reading out) only to read a file
 
-        olds = [known[rel][0] for rel, *_ in changed if rel in known]
-        for doc_id in olds:
-            self._drop(doc_id)
-        self._store(changed, read_rows(changed, postings), now)
-        if self._hashes is not None:
-            self._hashes.update((rel, digest) for rel, _, digest, _ in changed)
-        return RefreshStats(len(changed) - len(olds), len(olds), len(gone), unchanged, read), complete
-
-    def _store(self, changed: list[tuple[str, Stamp, str, bytes]], rows: list[tuple], now: int) -> None:
-        """Insert the rows of the changed files, table by table (new ids, after the highest)."""
+        paths = [rel for rel, _ in todo]
+        kept = {rel: digest for rel, (_, digest) in known.items()}
         first = (self.conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+        read = added = updated = 0
+        for batch in items(paths, _fetch(self.root), kept, postings):
+            stored = []
+            for i, digest, row in batch:
+                if digest is None:
+                    continue  # vanished or unreadable between listing and reading: next refresh
+                read += 1
+                rel, st = todo[i]
+                old = known.get(rel)
+                if row is None:  # the same content: only its stamp moved
+                    assert old is not None
+                    self.conn.execute("UPDATE docs SET mtime_ns = ?, size = ?, ctime_ns = ?, ino = ?,"
+                                      " checked_ns = ? WHERE id = ?", (*st, now, old[0]))
+                    unchanged += 1
+                    continue
+                if old is not None:
+                    self._drop(old[0])
+                updated += old is not None
+                added += old is None
+                stored.append((i, digest, row))
+                if self._hashes is not None:
+                    self._hashes[rel] = digest
+            self._store(todo, stored, first, now)
+        return RefreshStats(added, updated, len(gone), unchanged, read), read == len(todo)
+
+    def _store(self, todo: list[tuple[str, Stamp]], batch: list[tuple[int, str, tuple]], first: int,
+               now: int) -> None:
+        """Insert the rows of a batch of files, table by table: the file at index i of `todo` gets
+        id `first + i` (new ids, after the highest), whatever order batches come in."""
         docs, texts, parsed, fts = [], [], [], []
-        for doc_id, ((rel, st, digest, _), row) in enumerate(zip(changed, rows, strict=True), first):
+        for i, digest, row in batch:
+            rel, st = todo[i]
+            doc_id = first + i
             *doc, description, summary, body, loaded, made = row
             docs.append((doc_id, rel, *st, now, digest, *doc, made[4] if made else None))
             texts.append((doc_id, description, summary, body, made[3] if made else None))

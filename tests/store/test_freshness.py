@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from memcli import forked
 from memcli.search import SearchIndex
 from memcli.store import RecordStore, build, store_path  # build: a submodule
@@ -65,25 +67,71 @@ def test_links_and_folders_are_left_to_readers(example: Path) -> None:
         assert "knowledge/link.md" not in store.hashes() and not store.linked
 
 
-def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeypatch) -> None:
+def _rows_of(generated: Path, monkeypatch, min_files: int) -> list[tuple]:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(build, "MIN_FILES", min_files)
+    with SearchIndex(generated) as index:  # in memory
+        index.refresh()
+        return index.conn.execute(
+            "SELECT d.path, d.hash, d.valid, d.entry, d.anchors, d.facts, d.terms, t.words, p.loaded FROM"
+            " docs d JOIN texts t USING (id) LEFT JOIN parsed p USING (id) ORDER BY d.path").fetchall()
+
+
+def _helpers(monkeypatch) -> list:  # type: ignore[no-untyped-def]
+    """Three cores, and each helper the build starts, as forked.stream gave it."""
     monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
     monkeypatch.setattr(forked, "cores", lambda: 3)
+    started: list = []
+    real = forked.stream
+    monkeypatch.setattr(forked, "stream", lambda produce: started.append(real(produce)) or started[-1])
+    return started
 
-    def rows(min_files: int) -> list[tuple]:
-        monkeypatch.setattr(build, "MIN_FILES", min_files)
-        with SearchIndex(generated) as index:  # in memory
-            index.refresh()
-            return index.conn.execute(
-                "SELECT d.path, d.hash, d.valid, d.entry, d.anchors, d.facts, d.terms, t.words, p.loaded FROM"
-                " docs d JOIN texts t USING (id) LEFT JOIN parsed p USING (id) ORDER BY d.path").fetchall()
 
-    helpers = []
-    real = build._fork
-    monkeypatch.setattr(build, "_fork", lambda *a: helpers.append(real(*a)) or helpers[-1])
-    alone = rows(10**9)
-    assert not helpers
-    assert rows(100) == alone
-    assert len(helpers) == 2 and None not in helpers
+def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeypatch) -> None:
+    started = _helpers(monkeypatch)
+    monkeypatch.setattr(build, "BATCH", 7)  # many frames per helper, stored as they come
+    alone = _rows_of(generated, monkeypatch, 10**9)
+    assert not started
+    assert _rows_of(generated, monkeypatch, 100) == alone
+    assert len(started) == 3 and None not in started
+
+
+def test_a_helper_dying_mid_build_loses_nothing(generated: Path, monkeypatch) -> None:
+    """A helper that exits after its first batch: what it sent stands, the parent does the rest."""
+    started = _helpers(monkeypatch)
+    alone = _rows_of(generated, monkeypatch, 10**9)
+    parent, made = os.getpid(), []
+    real = build._row
+
+    def row(*args):  # type: ignore[no-untyped-def]
+        made.append(1)
+        if os.getpid() != parent and len(made) > build.BATCH:
+            os._exit(3)  # in a helper, past its first batch
+        return real(*args)
+
+    monkeypatch.setattr(build, "BATCH", 5)
+    monkeypatch.setattr(build, "_row", row)
+    frames: list[tuple[int, bool]] = []
+    seen = forked.frames
+    monkeypatch.setattr(forked, "frames", lambda helpers: (
+        frames.append((n, frame is not None)) or (n, frame) for n, frame in seen(helpers)))
+    assert _rows_of(generated, monkeypatch, 100) == alone
+    assert len(started) == 3
+    assert sorted(frames) == sorted([(n, True) for n in range(3)] + [(n, False) for n in range(3)])
+
+
+def test_stopping_early_leaves_no_helper_behind() -> None:
+    def endless(send) -> None:  # type: ignore[no-untyped-def]
+        while True:
+            send(b"x" * 1000)
+
+    helpers = [forked.stream(endless) for _ in range(2)]
+    assert None not in helpers
+    frames = forked.frames(helpers)  # type: ignore[arg-type]
+    assert [next(frames)[1] for _ in range(5)] == [b"x" * 1000] * 5
+    frames.close()
+    for pid, _ in helpers:  # type: ignore[misc]
+        with pytest.raises(ChildProcessError):  # reaped already
+            os.waitpid(pid, os.WNOHANG)
 
 
 def _age(root: Path, seconds: float = 3600) -> None:
