@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from memcli.consolidate import related
 from memcli.consolidate.dispositions import Item, number_items
 from memcli.fence import fence
+from memcli.recordtext import read_file
 from memcli.staging import StagingFile, staging_files
 from memcli.workspace import SUMMARY_PATH, Workspace
 
@@ -60,8 +61,11 @@ def load_staging(ws: Workspace, exclude: set[str] | None = None) -> StagingSet:
     for path in staging_files(ws):
         if exclude and path.stem in exclude:
             continue
+        raw, why = read_file(path, follow=False)  # bounded; a planted FIFO is refused, not waited on
+        if raw is None:
+            invalid.append((path.name, f"unreadable ({why})"))
+            continue
         try:
-            raw = path.read_bytes()
             data = StagingFile.model_validate_json(raw)
         except ValidationError as exc:
             invalid.append((path.name, f"not a valid staging file: {_problems(exc)}"))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from memcli.recordtext import read_file
 from memcli.workspace import KIND_DIRS, Kind, Workspace
 
 KINDS = (Kind.DECISION, Kind.REQUEST)
@@ -31,7 +32,10 @@ def record_paths(ws: Workspace) -> list[str]:
 
 
 def read(ws: Workspace, rel: str) -> str:
-    return ws.abspath(rel).read_bytes().decode("utf-8", "replace")
+    data, why = read_file(ws.abspath(rel))  # bounded, never waits on a FIFO
+    if data is None:
+        raise OSError(why)
+    return data.decode("utf-8", "replace")
 
 
 def catalogue_line(ws: Workspace, rel: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.config import CONFIG_FILE
+from memcli.recordtext import read_file
 from memcli.workspace import STAGING_DIR, Workspace
 
 SCRATCH_DIR = "consolidate-scratch"
@@ -89,7 +90,9 @@ def _read_files(ws: Workspace) -> dict[str, bytes]:
     for rel in ws.iter_files():
         path = ws.root / rel
         if path.is_file() and not path.is_symlink():
-            out[rel] = path.read_bytes()
+            data, _ = read_file(path, follow=False)  # (a FIFO put there since: refused, not waited on)
+            if data is not None:
+                out[rel] = data
     return out
 
 

@@ -25,6 +25,7 @@ from memcli.eval.features import Features, passages
 from memcli.eval.past import MemoryHistory
 from memcli.eval.reach import TOP, Scratch
 from memcli.eval.statements import Session, Statement, directives, sentences
+from memcli.recordtext import read_file
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -165,10 +166,9 @@ class _Past:
 def now_records(ws: Workspace) -> list[RecordView]:
     out = []
     for rel in ws.iter_files():
-        try:
-            data = ws.abspath(rel).read_bytes()
-        except OSError:
-            continue  # a stray folder where a record should be, a file gone meanwhile
+        data, _ = read_file(ws.abspath(rel), follow=False)  # bounded, never waits on a FIFO
+        if data is None:
+            continue  # a stray folder, FIFO or link where a record should be, a file gone meanwhile
         if (record := view(rel, data)) is not None:
             out.append(record)
     return out

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from memcli.agents.documents import is_document_id
 from memcli.metrics.api import Metrics, load_metrics
 from memcli.metrics.figures import RecordInfo, workspace_records
+from memcli.recordtext import read_file
 from memcli.workspace import Kind, Workspace
 
 SourceKey = tuple[str, int, int]
@@ -128,9 +129,10 @@ def decision_items(ws: Workspace, records: dict[str, RecordInfo]) -> list[TopicI
     for rec in records.values():
         if rec.kind is not Kind.DECISION or not rec.sources:
             continue
+        data, _ = read_file(ws.abspath(rec.path))  # bounded, never waits on a FIFO
         try:
-            body = ws.abspath(rec.path).read_text(encoding="utf-8").split("\n---", 1)[-1]
-        except (OSError, UnicodeDecodeError):
+            body = (data or b"").decode("utf-8").split("\n---", 1)[-1]
+        except UnicodeDecodeError:
             body = ""
         first = next((line.strip() for line in body.splitlines() if line.strip()), "")
         title = f"{rec.slug.replace('-', ' ')} {first[:200]}"

@@ -8,6 +8,7 @@ Read at every session start, so it reads one small file and the records named in
 
 from __future__ import annotations
 
+from memcli.recordtext import read_file
 from memcli.skills import state
 from memcli.skills.sources import file_digest
 from memcli.workspace import Workspace
@@ -24,10 +25,10 @@ def listed_whole(ws: Workspace, agent: str) -> dict[str, str]:
         if not (isinstance(row, list) and len(row) == 3 and all(isinstance(x, str) for x in row)):
             continue
         path, digest, skill = row
-        try:
-            current = file_digest((ws.root / path).read_bytes())
-        except OSError:
+        data, _ = read_file(ws.root / path)  # bounded, never waits on a FIFO
+        if data is None:
             continue
+        current = file_digest(data)
         if current == digest and (ws.root / skill).is_file():
             out[slug] = path
     return out

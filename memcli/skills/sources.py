@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.recordtext import one_line
+from memcli.recordtext import one_line, read_file
 from memcli.skills.check import description_problem
 from memcli.slug import is_valid_slug
 from memcli.workspace import KIND_DIRS, Kind
@@ -51,10 +51,11 @@ def record_files(root: Path) -> list[tuple[str, bytes]]:
             continue
         for name in names:
             if name.endswith(".md") and not name.startswith("."):
-                try:
-                    out.append((f"{folder}/{name}", (root / folder / name).read_bytes()))
-                except OSError:
-                    continue  # a folder or link named like a record: `memcli lint` reports it
+                # bounded, and a FIFO is refused, not waited on: a folder, FIFO or link named
+                # like a record is skipped (`memcli lint` reports it)
+                data, _ = read_file(root / folder / name, follow=False)
+                if data is not None:
+                    out.append((f"{folder}/{name}", data))
     return out
 
 

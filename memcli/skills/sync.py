@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli import __version__
+from memcli.recordtext import read_file
 from memcli.skills import place, render, state
 from memcli.skills.sources import Source, digest, file_digest, read_sources, record_files
 
@@ -121,10 +122,7 @@ def _desired(sources: list[Source], targets: list[Target], commit: bool,
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    return read_file(path)[0]  # bounded; a FIFO planted in a skill folder is refused, not waited on
 
 
 def _reader(folder: Path) -> Callable[[str], bytes | None]:

@@ -10,6 +10,7 @@ from typing import Any
 from memcli.errors import UsageError
 from memcli.metrics import load_metrics
 from memcli.records.parse import ParsedRecord, parse_record
+from memcli.recordtext import read_file
 from memcli.store import RecordStore, codec, content_hash, open_store
 from memcli.why.history import Change, history, refusals_here, staging_for
 from memcli.why.sources import SourceStory, record_sources, trace
@@ -126,7 +127,9 @@ def _record(ws: Workspace, rel: str, store: RecordStore | None) -> ParsedRecord:
     store read these same bytes."""
     loc = locate(rel)
     assert loc.kind is not None and loc.slug is not None
-    data = (ws.root / rel).read_bytes()
+    data, why = read_file(ws.root / rel)  # bounded, never waits on a FIFO
+    if data is None:
+        raise OSError(why)
     loaded = None
     kept = store.loaded(rel) if store is not None else None
     if kept is not None and kept[1] is not None and kept[0] == content_hash(data):

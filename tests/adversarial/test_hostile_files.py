@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from adversarial.kit import FifoGuard, cli_routes, lint_findings, mcp_call, mcp_front, workspace_files
+from support.cli import run as cli
 
 from memcli.recordtext import MAX_FILE_BYTES
 
@@ -224,6 +225,23 @@ def test_fifos_never_block_any_route(example_ws: Path, capsys: pytest.CaptureFix
     for is_error, text, _ in replies[: len(FIFOS) + 2]:
         assert is_error and "\n" not in text
     assert not replies[-2][0] and not replies[-1][0]
+
+
+def test_fifos_never_block_the_writing_and_reading_routes(example_ws: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The routes that read every record for their own ends (skills, eval, why, metrics, hooks
+    install's skills sync): a FIFO named like a record is passed over, never waited on."""
+    for rel in FIFOS:
+        os.mkfifo(example_ws / rel)
+    routes = [("skills", "sync"), ("skills", "sync", "--dry-run"),
+              ("hooks", "install", "--agent", "claude-code"),
+              ("eval",), ("why", "wal-mode"), ("metrics",)]
+    with FifoGuard(example_ws) as guard:
+        for args in routes:
+            code, stdout, stderr = cli(capsys, *args, "-w", str(example_ws))
+            assert code in (0, 1, 2) and "Traceback" not in stderr + stdout, (args, code, stderr)
+    assert guard.fired == [], f"blocked on {guard.fired}"
+    assert (example_ws / ".claude/skills").is_dir()  # the real records still became skills
 
 
 def test_a_fifo_or_a_50_mb_file_as_an_agents_skill_never_blocks_lint(
