@@ -123,24 +123,27 @@ def run_push(ws: Workspace, remote: str, name: str | None = None) -> int:
 
 
 def run_pull(ws: Workspace, remote: str) -> int:
-    """Gather every published item into memory/_staging/ (by id: one file per item, never twice)."""
-
-
+    """Gather every published item into memory/_staging/ (by id: one file per item, never twice),
+    up to extract.max_staging files there; the rest stays published for a later pull."""
     root = _repo_root(ws)
     state = SharedState.load(ws)
     published = refs.fetch(root, remote)
     done = set(state.consumed)
-    added = present = 0
+    added = present = left = 0
+    room = ws.config.extract.max_staging - len(staging_files(ws))  # the bound extract keeps too
     bad: list[str] = []
     for name, oid in sorted(published.items()):
         state.seen[SharedState.key(remote, name)] = oid
         items = {sid: blob for sid, blob in refs.entries(root, oid).items() if sid not in done}
-        for sid, data in zip(items, refs.read_blobs(root, list(items.values())), strict=True):
+        fresh = {sid: blob for sid, blob in items.items() if not (ws.staging_dir / f"{sid}.json").exists()}
+        for sid in items.keys() - fresh.keys():
+            state.pulled[sid] = [remote, name]
+            present += 1
+        taken = dict(list(fresh.items())[: max(0, room - added)])  # the rest stays on the remote
+        left += len(fresh) - len(taken)
+        for sid, data in zip(taken, refs.read_blobs(root, list(taken.values())), strict=True):
             target = ws.staging_dir / f"{sid}.json"
             state.pulled[sid] = [remote, name]
-            if target.exists():
-                present += 1
-                continue
             try:
                 if StagingFile.model_validate_json(data).id != sid:
                     raise ValueError
@@ -154,6 +157,10 @@ def run_pull(ws: Workspace, remote: str) -> int:
         print(f"staging pull: skipped {item}: not a valid staging file", file=sys.stderr)
     print(f"staging pull: {added} new staging files from {len(published)} publishers on {remote}"
           + (f" ({present} already here)" if present else ""))
+    if left:
+        print(f"staging pull: {left} more left on {remote}: memory/_staging holds "
+              f"{ws.config.extract.max_staging} files (extract.max_staging); run `memcli consolidate`, "
+              "then `memcli staging pull` again", file=sys.stderr)
     return EXIT_FINDINGS if bad else EXIT_OK
 
 

@@ -112,6 +112,28 @@ def test_pull_deduplicates_by_id_and_keeps_local_files(tmp_path: Path) -> None:
     assert not (b.root / RECORD).read_text(encoding="utf-8").count("<<<<<<<")
 
 
+def test_pull_keeps_the_staging_bound_and_leaves_the_rest_on_the_remote(tmp_path: Path) -> None:
+    remote, team = make_team(tmp_path, "a", "b")
+    a, b = team["a"], team["b"]
+    _stage(a, "one", "two", "three")
+    _ok(a.memcli("staging", "push", "--name", "a"))
+    config = (b.root / "memcli.toml").read_text(encoding="utf-8")
+    (b.root / "memcli.toml").write_text(config.replace("[extract]\n", "[extract]\nmax_staging = 2\n"),
+                                        encoding="utf-8")
+    done = b.memcli("staging", "pull")
+    _ok(done)
+    assert "2 new staging files" in done.stdout
+    assert "1 more left on origin" in done.stderr and "extract.max_staging" in done.stderr
+    assert len(b.staged()) == 2
+    (b.root / "memcli.toml").write_text(config.replace("[extract]\n", "[extract]\nmax_staging = 3\n"),
+                                        encoding="utf-8")  # room for one more (as after a consolidation)
+    done = b.memcli("staging", "pull")
+    _ok(done)
+    assert "1 new staging files" in done.stdout and "(2 already here)" in done.stdout
+    assert "left on" not in done.stderr and b.staged() == {"one", "two", "three"}
+    assert published(remote) == {"a": {"one", "two", "three"}}  # nothing was taken off the remote
+
+
 def test_outside_git_is_a_usage_error(tmp_path: Path) -> None:
     import subprocess
     import sys
