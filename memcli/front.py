@@ -105,7 +105,7 @@ SINCE = Opt(("--since",), "since", str,
             "2w).",
             metavar="WHEN")
 ALL = Opt(("--all",), "show_all", FLAG, "List the hidden ones too.")
-AGENTS = Opt(("--agent", "-a"), "agent", str, "{agents} or all.", default="all", metavar="AGENT")
+AGENTS = Opt(("--agent", "-a"), "agent", str, "{agents} or all (repeatable).", many=True, metavar="AGENT")
 SCOPE = Opt(("--scope",), "scope", str, "project (this workspace's files) or user (your home's, for every "
             "project)", default="project")
 REMOTE = Opt(("remote",), "remote", str, "The git remote the team shares.", default="origin")
@@ -273,7 +273,8 @@ COMMANDS: tuple[Command, ...] = (
         JSON, WORKSPACE),
         help="What is wired, per agent and scope: installed, modified or missing."),
     Command(("hooks", "session-start"), "hooks:session_start", "Print the resident context for a hook.", (
-        AGENTS.with_(default=None, help="The agent whose form to print (default: the first agent wired)."),
+        AGENTS.with_(default=None, many=False,
+                     help="The agent whose form to print (default: the first agent wired)."),
         WORKSPACE),
         help="(Run by the SessionStart hook.) Print the resident context in the agent's form.", hidden=True),
     Command(("hooks", "capture"), "hooks:capture", "Extract a session once it is idle.", (

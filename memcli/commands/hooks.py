@@ -16,26 +16,31 @@ def _root(scope: str, workspace: Path | None) -> Path | None:
     return open_workspace(workspace).root if scope == "project" else None
 
 
-def install(*, agent: str = "all", scope: str = "project", dry_run: bool = False,
+def _chosen(agent: list[str] | None) -> str:
+    """The agents `--agent` names (repeated, or comma-separated), as install.py's selection."""
+    return ",".join(agent) if agent else "all"
+
+
+def install(*, agent: list[str] | None = None, scope: str = "project", dry_run: bool = False,
             workspace: Path | None = None) -> int:
     from memcli.hooks.install import run_change  # here: the session-start hook loads this module too
 
-    return run_change("install", agent, scope, _root(scope, workspace), dry_run=dry_run)
+    return run_change("install", _chosen(agent), scope, _root(scope, workspace), dry_run=dry_run)
 
 
-def uninstall(*, agent: str = "all", scope: str = "project", dry_run: bool = False,
+def uninstall(*, agent: list[str] | None = None, scope: str = "project", dry_run: bool = False,
               workspace: Path | None = None) -> int:
     from memcli.hooks.install import run_change  # here: the session-start hook loads this module too
 
-    return run_change("uninstall", agent, scope, _root(scope, workspace), dry_run=dry_run)
+    return run_change("uninstall", _chosen(agent), scope, _root(scope, workspace), dry_run=dry_run)
 
 
-def status(*, agent: str = "all", scope: str | None = None, as_json: bool = False,
+def status(*, agent: list[str] | None = None, scope: str | None = None, as_json: bool = False,
            workspace: Path | None = None) -> int:
     from memcli.hooks.install import run_status  # here: the session-start hook loads this module too
 
     root = open_workspace(workspace).root if workspace or scope == "project" else find_root(Path.cwd())
-    return run_status(agent, root, scope=scope, as_json=as_json)
+    return run_status(_chosen(agent), root, scope=scope, as_json=as_json)
 
 
 def session_start(*, agent: str | None = None, workspace: Path | None = None) -> int:

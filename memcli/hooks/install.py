@@ -46,11 +46,14 @@ class Change:
 
 
 def _agents(agent: str) -> tuple[str, ...]:
+    """The agents a selection names: `all`, one agent, or several joined by commas (`--agent`
+    repeated), each once, in the registry's order."""
     options = registry.options()
-    names = options if agent == "all" else (agent,)
-    if any(name not in options for name in names):
-        raise UsageError(f"--agent {agent!r}: choose one of {', '.join(options)} or all")
-    return names
+    asked = {name.strip() for name in agent.split(",") if name.strip()}
+    unknown = sorted(asked - {*options, "all"})
+    if unknown:
+        raise UsageError(f"--agent {unknown[0]!r}: choose one of {', '.join(options)} or all")
+    return options if "all" in asked or not asked else tuple(o for o in options if o in asked)
 
 
 def _wiring(option: str) -> Wiring:

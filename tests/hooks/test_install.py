@@ -291,6 +291,27 @@ def test_status_reports_a_hook_the_user_edited(ws: Path, capsys: pytest.CaptureF
     assert settings.read_text().count("memcli extract --hook") == 2  # SessionEnd + PreCompact
 
 
+def test_several_agents_are_wired_at_once(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--agent` repeated (or a comma list) wires each agent named, not only the last."""
+    assert exit_code("hooks", "install", "--agent", "claude-code", "--agent", "codex", "-w", str(ws)) == 0
+    assert (ws / ".mcp.json").is_file() and (ws / ".codex" / "config.toml").is_file()
+    assert not (ws / ".gemini").exists()
+    assert exit_code("hooks", "install", "-a", "gemini,codex", "-w", str(ws)) == 0
+    assert (ws / ".gemini" / "settings.json").is_file()
+    capsys.readouterr()
+    assert exit_code("hooks", "status", "--agent", "codex", "--agent", "gemini", "--scope", "project",
+                     "-w", str(ws)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[0] for line in out if " installed " in line) == ["codex", "gemini"]
+    assert not [line for line in out if line.startswith("claude-code")]
+    assert exit_code("hooks", "uninstall", "--agent", "codex", "--agent", "cursor", "-w", str(ws)) == 2
+    assert "'cursor'" in capsys.readouterr().err
+    assert (ws / ".codex" / "config.toml").is_file()  # a bad name: nothing removed
+    assert exit_code("hooks", "uninstall", "-a", "claude-code", "-a", "codex", "-a", "gemini",
+                     "-w", str(ws)) == 0
+    assert sorted(p.name for p in ws.iterdir()) == ["memory"]
+
+
 def test_bad_agent_or_scope_is_a_usage_error(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_code("hooks", "install", "--agent", "cursor", "-w", str(ws)) == 2
     assert exit_code("hooks", "install", "--scope", "global", "-w", str(ws)) == 2
