@@ -102,9 +102,9 @@ def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None
     findings = _file_findings(after, [change.path], ctx)
     # Workspace rules before and after, scoped to the change: whatever appears only after it (a
     # dangling reference elsewhere, a cycle, a new crowd of similar slugs) is the change's doing.
-    old = set(_workspace_findings(Context(before, targets)))
+    there = set(_workspace_findings(Context(before, targets)))
     for f in _workspace_findings(ctx):
-        if f.path == change.path or f not in old:
+        if f.path == change.path or f not in there:
             findings.append(f)
     for rule in TOOL_RULES:
         findings.extend(rule.check_change(change, ctx))
