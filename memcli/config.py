@@ -475,7 +475,7 @@ DEFAULT_CONFIG_TEXT = """\
 [skills]
 # auto = true                  # knowledge and workflows become the wired agents' skills after each
 #                              # consolidation and at `hooks install` (memcli skills sync)
-# commit = true                # commit the generated skill folders; false: git ignores them (docs/skills.md)
+# commit = true                # commit the generated skill folders; false: git ignores them
 
 [sessions]                     # where the agents keep their transcripts (memcli sessions lists them)
 # paths = []                   # more transcript files or folders, e.g. ["logs/agent"] (memcli-jsonl)

@@ -84,11 +84,13 @@ class Command:
 WORKSPACE = Opt(("--workspace", "-w"), "workspace", Path,
                 "Workspace root (default: found above the current directory).")
 JSON = Opt(("--json",), "as_json", FLAG, "Print JSON for scripts.")
-# `lint`, `context` and `gc-report` print other formats too (`--format`); there `--json` is the one
-# alias of `--format json`, kept for scripts written before `--json` was everywhere
-# (tests/test_cli_flags.py: the two print the same; contradicting them is a usage error).
-JSON_FORMAT = JSON.with_(help="Print JSON for scripts (the same as --format json).")
-DRY_RUN = Opt(("--dry-run",), "dry_run", FLAG, "Show what would change; change nothing.")
+# `--json` is the one JSON flag. `lint` and `gc-report` print other formats too (`--format`, whose
+# help lists those only); `--format json` is still accepted there and by `context` (whose `--format`
+# is hidden: markdown is its only other form) as a deprecated alias of `--json`, for scripts and
+# hooks written before `--json` was everywhere (tests/test_cli_flags.py: the two print the same;
+# contradicting them is a usage error).
+# One help text for every command: each command's own help says what its dry run prints.
+DRY_RUN = Opt(("--dry-run",), "dry_run", FLAG, "Show what would be done; change nothing.")
 PROGRESS = Opt(("--progress",), "progress", str,
                "Show the model run as it goes: auto (a live line when stderr is a terminal, without "
                "--json), text, json (one event per line on stderr), off.", default="auto", metavar="MODE")
@@ -115,12 +117,12 @@ COMMANDS: tuple[Command, ...] = (
             help="Create the memory layout, a commented memcli.toml and .gitignore entries (idempotent)."),
     Command(("lint",), "lint", "Check records: schema, references, size caps, secrets.", (
         Opt(("paths",), "paths", Path, "Files or folders (default: the whole workspace).", many=True),
-        Opt(("--format", "-f"), "fmt", str, "auto|text|json|github|sarif", default="auto"),
+        Opt(("--format", "-f"), "fmt", str, "auto|text|github|sarif (JSON: --json)", default="auto"),
         Opt(("--strict",), "strict", FLAG, "Fail on warnings too."),
         Opt(("--paths-only",), "paths_only", FLAG, "Lint only the PATHS given, none meaning none (hooks); "
             "reference checks still cover the whole workspace."),
         Opt(("--no-cache",), "no_cache", FLAG, "Ignore the per-file result cache."),
-        JSON_FORMAT, WORKSPACE),
+        JSON, WORKSPACE),
         help="Check records: schema, references, size caps, secrets, bloat warnings."),
     Command(("rules",), "rules", "List the lint rules, or show one rule's documentation.", (
         Opt(("code",), "code", str, "A rule code or alias (default: list them all)."), WORKSPACE),
@@ -138,27 +140,29 @@ COMMANDS: tuple[Command, ...] = (
         help="Print the transcript entries a Source points to (role, time, text, tool calls)."),
     Command(("extract",), "extract", "Phase 1: extract what sessions decided into staging.", (
         SESSION_ARGS, SESSION_PATHS, MODEL, SINCE,
-        DRY_RUN.with_(help="Print what would be sent (redacted); call nothing."),
+        DRY_RUN,
         Opt(("--stale",), "stale", FLAG, "List spans extracted with an older prompt or model."),
         Opt(("--redo",), "redo", FLAG, "With --stale: extract those spans again."),
         Opt(("--hook",), "hook", FLAG, "For agent hooks: read the hook's JSON on stdin, return at once, and "
             "extract that session in the background once it is idle."),
         JSON, PROGRESS, WORKSPACE),
-        help="Phase 1: extract decisions, discussions, attempts and requests from sessions into staging."),
+        help="Phase 1: extract decisions, discussions, attempts and requests from sessions into staging. "
+        "A dry run prints what would be sent (redacted) and calls no model."),
     Command(("import",), "imports", "Stage what CLAUDE.md, AGENTS.md, rules say (needs a model).", (
         Opt(("paths",), "paths", Path, "Files or folders to import (default: this workspace's memory and "
             "instruction files).", many=True),
         Opt(("--from",), "kind", str, "Only this kind: claude-memory, claude-md, agents-md, gemini-md, "
             "gemini-memory, codex-memory, cline-memory-bank, cursor-rules, windsurf-rules, "
             "copilot-instructions or markdown (with PATHS: read them as this kind).", metavar="KIND"),
-        MODEL, DRY_RUN.with_(help="List what would be staged and from which lines; send and write nothing."),
+        MODEL, DRY_RUN,
         JSON, PROGRESS, WORKSPACE),
         help="Stage what CLAUDE.md, AGENTS.md, agents' memories and rule files say, citing their lines; "
-        "idempotent (only new or changed blocks), the files untouched. Needs a model (as extract)."),
+        "idempotent (only new or changed blocks), the files untouched. Needs a model (as extract). A dry run "
+        "lists what would be staged and from which lines, and sends nothing."),
     Command(("consolidate",), "consolidate", "Phase 2: integrate staging into memory; one git commit.", (
         Opt(("--if-needed",), "if_needed", FLAG, "Run only when staging passes the "
             "consolidate.trigger_files / trigger_bytes thresholds."),
-        DRY_RUN.with_(help="Print the diff; apply nothing."),
+        DRY_RUN,
         Opt(("--no-commit",), "no_commit", FLAG, "Apply without a git commit."),
         Opt(("--allow-dirty",), "allow_dirty", FLAG,
             "Run despite uncommitted changes in memory/ or knowledge/."),
@@ -168,7 +172,8 @@ COMMANDS: tuple[Command, ...] = (
         Opt(("--keep-published",), "keep_published", FLAG, "Leave the shared-staging items it used on their "
             "refs until `memcli staging clear` (CI: after the pull request is pushed)."),
         JSON, PROGRESS, WORKSPACE),
-        help="Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit."),
+        help="Phase 2: integrate staging into memory, then tidy it; one locked, all-or-nothing git commit. "
+        "A dry run prints the diff it would commit (the model is called) and keeps staging."),
     Command(("proposals",), "proposals", "Consolidations proposed for review: list, reject.", (
         ALL.with_(help="List the rejected ones too, with why."), JSON, WORKSPACE),
         help="The open proposals (merged ones are settled: their staging consumed, their branch deleted)."),
@@ -200,10 +205,11 @@ COMMANDS: tuple[Command, ...] = (
     Command(("context",), "context", "Print the resident context for an agent, within a budget.", (
         Opt(("--budget",), "budget", int, "Token budget (default: context.budget_tokens, 5000).",
             metavar="TOKENS"),
-        Opt(("--format", "-f"), "fmt", str, "markdown|json", default="markdown"),
+        Opt(("--format", "-f"), "fmt", str, "markdown (json: the deprecated spelling of --json)",
+            default="markdown", hidden=True),
         Opt(("--agent", "-a"), "agent", str, "As that agent gets it: without the knowledge it already lists "
             "as skills (memcli skills sync)."),
-        JSON_FORMAT, WORKSPACE),
+        JSON, WORKSPACE),
         help="Print the resident context for an agent: summary + model-invoked knowledge index, within a "
         "budget."),
     Command(("why",), "why", "A record's story: its commits, Sources and who used it.", (
@@ -223,8 +229,8 @@ COMMANDS: tuple[Command, ...] = (
             hidden=True)),
         help="Serve the memory to agents as MCP tools over stdio (search, read, context, source, remember)."),
     Command(("gc-report",), "gc_report", "GC candidates with a reason and evidence; changes nothing.", (
-        Opt(("--format", "-f"), "fmt", str, "text|markdown|json", default="text"),
-        JSON_FORMAT, WORKSPACE),
+        Opt(("--format", "-f"), "fmt", str, "text|markdown (JSON: --json)", default="text"),
+        JSON, WORKSPACE),
         help="GC candidates with a reason and evidence each (bloat, stale, duplicates, drift); changes "
         "nothing."),
     Command(("metrics",), "metrics", "Usage metrics: invokes per record; knowledge candidates.", (
@@ -262,11 +268,13 @@ COMMANDS: tuple[Command, ...] = (
             "session end."),
     Command(("hooks", "install"), "hooks:install",
             "Add memcli's hooks and MCP server to the agents' configs.",
-            (AGENTS, SCOPE, DRY_RUN.with_(help="Print the diff; write nothing."), WORKSPACE),
-            help="Add memcli's hooks and MCP server to the agents' config files (merged, backed up)."),
+            (AGENTS, SCOPE, DRY_RUN, WORKSPACE),
+            help="Add memcli's hooks and MCP server to the agents' config files (merged, backed up). A dry "
+            "run prints the diff."),
     Command(("hooks", "uninstall"), "hooks:uninstall", "Remove memcli's entries from the agents' configs.",
-            (AGENTS, SCOPE, DRY_RUN.with_(help="Print the diff; write nothing."), WORKSPACE),
-            help="Remove memcli's entries (only those) from the agents' config files."),
+            (AGENTS, SCOPE, DRY_RUN, WORKSPACE),
+            help="Remove memcli's entries (only those) from the agents' config files. A dry run prints the "
+            "diff."),
     Command(("hooks", "status"), "hooks:status", "What is wired, per agent and scope.", (
         AGENTS, SCOPE.with_(default=None, help="project or user (default: both; project only inside a "
                             "workspace)"),
@@ -287,8 +295,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(("skills", "sync"), "skills:sync_run", "Write knowledge and workflows as SKILL.md folders.", (
         Opt(("--agent", "-a"), "agents", str, "claude-code|codex|gemini|copilot|pi|opencode|all (repeatable; "
             "default: the agents wired).", many=True),
-        DRY_RUN.with_(help="Print what would change; write nothing."), JSON, WORKSPACE),
-        help="Write every knowledge record and workflow as <slug>/SKILL.md in the agents' skill folders."),
+        DRY_RUN, JSON, WORKSPACE),
+        help="Write every knowledge record and workflow as <slug>/SKILL.md in the agents' skill folders. A "
+        "dry run prints what would change."),
 )
 
 

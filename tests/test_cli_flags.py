@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,34 @@ def test_sessions_with_none_found_points_to_what_a_pip_install_ships(tmp_path: P
     code, out, _ = _main(capsys, "sessions", "-w", str(tmp_path))
     assert code == 0 and "No sessions found" in out, out
     assert "docs/" not in out and "--path" in out
+
+
+def test_source_of_a_missing_document_points_to_what_a_pip_install_ships(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "memory").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    code, _, err = _main(capsys, "source", "claude-md/CLAUDE.md:1-2", "-w", str(tmp_path))
+    assert code != 0 and "no document 'claude-md/CLAUDE.md'" in err, err
+    assert "docs/" not in err and "memcli import --dry-run" in err, err
+
+
+# Strings that name a docs page on purpose: the generated docs/rules.md's own header and text, and
+# an example of a project's doc path given to the model.
+NAMES_DOCS = {"lint/docs.py", "tools/docs.py"}
+
+
+def test_no_message_points_to_a_docs_page_a_pip_install_does_not_ship() -> None:
+    package = Path(__file__).resolve().parents[1] / "memcli"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and re.search(r"\bdocs/[\w-]+\.md", node.value) and rel not in NAMES_DOCS):
+                found.append(f"{rel}:{node.lineno}: {node.value[:80]}")
+    assert found == [], found

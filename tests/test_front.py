@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from memcli.cli import app
-from memcli.front import COMMANDS, find
+from memcli.front import COMMANDS, DRY_RUN, find
 from memcli.lean import ROUTES
 
 
@@ -43,10 +43,22 @@ def test_json_is_one_parameter_name_everywhere() -> None:
     assert keys == {"as_json"}
 
 
-def test_dry_run_has_one_declaration() -> None:
-    helps = {o.help for c in COMMANDS for o in c.options if "--dry-run" in o.names}
-    assert len({o.key for c in COMMANDS for o in c.options if "--dry-run" in o.names}) == 1
-    assert helps  # each command's wording of what it would do, from the one DRY_RUN declaration
+def test_dry_run_has_one_declaration_and_one_help_text() -> None:
+    declared = [o for c in COMMANDS for o in c.options if "--dry-run" in o.names]
+    assert len(declared) >= 5 and {o is DRY_RUN for o in declared} == {True}
+    shown = {p.help for c in COMMANDS if any(o is DRY_RUN for o in c.options)
+             for p in _click(c.words).params if "--dry-run" in p.opts}  # type: ignore[attr-defined]
+    assert shown == {DRY_RUN.help}  # what each dry run prints is in its command's own help
+
+
+@pytest.mark.parametrize("words", [("lint",), ("context",), ("gc-report",)])
+def test_commands_with_formats_show_one_json_flag(words: tuple[str, ...]) -> None:
+    out = CliRunner().invoke(app, [*words, "--help"], terminal_width=100).output
+    assert "--json" in out
+    shown = [p for p in _click(words).params if not p.hidden]  # type: ignore[attr-defined]
+    assert [p for p in shown if "--json" in p.opts] and not [  # type: ignore[attr-defined]
+        p for p in shown if "--format" in p.opts and re.search(r"\bjson\b\|?", p.help.split("(")[0])]
+    assert "--format json" not in out and "|json" not in out and "json|" not in out, out
 
 
 def test_root_help_fits_80_columns_with_whole_summaries() -> None:

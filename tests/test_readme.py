@@ -51,3 +51,22 @@ def test_quickstart_has_two_commands_and_ci_runs_the_test_one() -> None:
 def test_readme_links_resolve() -> None:
     for target in re.findall(r"\]\(((?:docs|hooks|examples|bench)/[^)#]*)\)", README):
         assert (REPO / target).exists(), target
+
+
+def test_readme_names_every_check_ci_runs() -> None:
+    said = README.split("`.ci/run` runs", 1)[1].split("command (b)", 1)[0]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    for tool in ("ruff", "mypy", "lint-imports"):
+        assert tool in ci, tool  # what CI runs ...
+        assert f"`{tool}" in said, tool  # ... the README says
+
+
+MODEL_COMMANDS = ("extract", "import", "consolidate")
+
+
+def test_readme_says_which_commands_need_a_model() -> None:
+    light = README.split("**No model API key needed**", 1)[1].split("\n\n", 1)[0]
+    assert all(f"`{name}`" in light for name in MODEL_COMMANDS), light
+    for name in MODEL_COMMANDS:
+        [row] = [line for line in README.splitlines() if line.startswith(f"| `memcli {name}")]
+        assert "model" in row.split("|")[2], row

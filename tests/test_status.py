@@ -110,7 +110,7 @@ def test_extract_run_is_recorded_and_shown(ws, capsys, fake_llm, tmp_path):
     assert last["result"] == "done" and last["counts"]["decisions"] == 1 and last["prompt_tokens"] > 0
     code, out = _status(ws, capsys)
     assert code == 0
-    assert re.search(r"last extract: +\S+: done \(1 chunks, 1 decisions, 0 discussions, 0 attempts, "
+    assert re.search(r"last extract: +\S+: done \(1 chunk, 1 decision, 0 discussions, 0 attempts, "
                      r"0 requests\); \d+ tokens", out)
 
 

@@ -12,6 +12,7 @@ from memcli.errors import EXIT_OK, UsageError
 from memcli.metrics.api import Metrics, record_json, refresh_metrics
 from memcli.metrics.candidates import CandidateReport, candidate_report
 from memcli.metrics.scan import ScanSummary
+from memcli.plural import plural
 from memcli.tables import print_table
 
 
@@ -81,12 +82,12 @@ def _print_table(metrics: Metrics, summary: ScanSummary, out: TextIO, show_all: 
     tail = f"; {hidden} records without invokes hidden (--all shows them)" if hidden and rows else ""
     # What this run read and what the table counts differ: a reference to a record that does not
     # exist (any more), or made before the record was created, is read but is not a use of it.
-    console.print(f"{metrics.sessions} sessions, {metrics.tokens:,} tokens, {counted} invokes of current "
-                  f"records{tail}", markup=False)
+    console.print(f"{plural(metrics.sessions, 'session')}, {metrics.tokens:,} tokens, "
+                  f"{plural(counted, 'invoke')} of current records{tail}", markup=False)
     why = (" (those naming no current record, or made before it existed, are not counted)"
            if summary.invokes > counted else "")
-    console.print(f"this run read {summary.scanned} session files: {summary.entries:,} new entries, "
-                  f"{summary.invokes} references to memory files{why}", markup=False)
+    console.print(f"this run read {plural(summary.scanned, 'session file')}: {summary.entries:,} new "
+                  f"entries, {plural(summary.invokes, 'reference')} to memory files{why}", markup=False)
     if metrics.sessions == 0:
         console.print("No agent sessions found for this workspace (see `memcli sessions`); pass transcript "
                       "files or folders with --path, or set [sessions] paths in memcli.toml.", markup=False)

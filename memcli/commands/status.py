@@ -8,6 +8,7 @@ from typing import Any
 
 from memcli.commands import open_workspace
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
+from memcli.plural import counted, plural
 from memcli.status import collect, failed
 
 
@@ -24,7 +25,7 @@ def _run_line(run: dict[str, Any] | None) -> str:
         result += f" {str(run['commit'])[:10]}"
     counts = run.get("counts")
     if isinstance(counts, dict) and any(counts.values()):
-        result += " (" + ", ".join(f"{v} {k}" for k, v in counts.items()) + ")"
+        result += f" ({counted(counts)})"
     tokens = int(run.get("prompt_tokens") or 0) + int(run.get("completion_tokens") or 0)
     line = f"{when}: {result}; {tokens} tokens, {_cost(run.get('cost_usd'))}"
     if run.get("usage_from"):  # an interrupted run: what its calls spent, from the call log
@@ -44,7 +45,7 @@ def _budget_lines(budget: dict[str, Any]) -> list[str]:
               f"${budget['day_usd']:.2f}" if budget["day_usd"] else ""]
     shown = " / ".join(x for x in limits if x)
     line = (f"  model spend today:  {today['tokens']:,} tokens, {_cost(today['cost_usd'])} in "
-            f"{today['calls']} calls")
+            f"{plural(today['calls'], 'call')}")
     lines = [line + (f" (budget {shown} a day)" if shown else " (no daily budget: memory.budget)")]
     if budget["spent"]:
         lines.append(f"    budget spent: {budget['spent']}; the capture hook and `consolidate --if-needed` "
@@ -72,8 +73,8 @@ def render(data: dict[str, Any]) -> str:
     if data["recovered"]:
         lines.append(f"  recovered:          {data['recovered']}")
     pending = data["sessions_pending"]
-    lines.append(f"  sessions pending:   {pending['sessions']} ({pending['chunks']} chunks to extract; "
-                 f"{pending['waiting']} still active, extracted once idle)")
+    lines.append(f"  sessions pending:   {pending['sessions']} ({plural(pending['chunks'], 'chunk')} to "
+                 f"extract; {pending['waiting']} still active, extracted once idle)")
     models = data["models"]
     shown = [f"{step} {models[role]['shown'] if models[role] else 'none'}"
              for step, role in (("extract", "extract"), ("consolidate", "consolidation"))]

@@ -11,6 +11,7 @@ from memcli.extract import prompt
 from memcli.extract.plan import Plan, Work
 from memcli.extract.prepare import estimate_tokens
 from memcli.llm.usage import CallUsage
+from memcli.plural import counted, plural
 
 if TYPE_CHECKING:
     from memcli.extract.ledger import Span
@@ -130,10 +131,10 @@ def print_summary(tally: Tally, as_json: bool) -> None:
         _out(f"  unreadable {line}")
     _out(f"chunks:   {len(p.work)} ({s['done']} extracted, {s['recovered']} recovered, "
          f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
-    _out("items:    " + ", ".join(f"{n} {k}" for k, n in tally.items.items()) + dropped_note(tally))
+    _out("items:    " + counted(tally.items) + dropped_note(tally))
     cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
-    _out(f"tokens:   {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
-         f"cost {cost}")
+    _out(f"tokens:   {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in "
+         f"{plural(tally.calls, 'call')}; cost {cost}")
     if tally.redactions:
         _out(f"redacted: {tally.redactions} secret(s) before sending")
     for line in tally.failures:

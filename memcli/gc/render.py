@@ -47,7 +47,7 @@ def render_text(report: GcReport, console: Console) -> None:
     if report.empty:
         console.print(nothing_line(report), highlight=False)
         return
-    table = Table(title=f"memcli gc-report — {len(report.candidates)} candidates", show_lines=False)
+    table = Table(title=f"memcli gc-report — {plural(len(report.candidates), 'candidate')}", show_lines=False)
     for column in ("type", "category", "record", "reason"):
         table.add_column(column, overflow="fold")
     rows = [(c.type, c.category, "\n".join(c.paths), c.reason) for c in report.candidates]
@@ -69,7 +69,7 @@ def render_markdown(report: GcReport) -> str:
     lines = [
         "## memcli gc-report",
         "",
-        f"{len(report.candidates)} GC candidates in {report.records} records "
+        f"{plural(len(report.candidates), 'GC candidate')} in {plural(report.records, 'record')} "
         f"({', '.join(f'{k}: {v}' for k, v in counts.items())}). Generated {report.now.isoformat()}; "
         "nothing was changed. Review each item, then edit, merge or drop the records.",
     ]

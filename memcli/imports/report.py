@@ -11,6 +11,7 @@ from memcli.extract.prepare import estimate_tokens
 from memcli.extract.report import Counts, dropped_note
 from memcli.imports import prompt
 from memcli.imports.plan import Document, Plan, Work
+from memcli.plural import counted, plural
 
 if TYPE_CHECKING:
     from memcli.llm import CallUsage
@@ -91,11 +92,11 @@ def print_summary(tally: Tally, as_json: bool, looked: list[str] | None = None) 
     _out(f"blocks:    {new} to import ({old} imported before)")
     _out(f"chunks:    {len(tally.plan.work)} ({s['done']} imported, {tally.recovered} recovered, "
          f"{s['failed'] + s['error']} failed, {s['skipped']} not started)")
-    _out("items:     " + ", ".join(f"{n} {k}" for k, n in tally.items.items())
-         + f" in {tally.files} staging file(s)" + dropped_note(tally))
+    _out("items:     " + counted(tally.items)
+         + f" in {plural(tally.files, 'staging file')}" + dropped_note(tally))
     cost = "unknown" if tally.cost is None else f"${tally.cost:.4f}"
-    _out(f"tokens:    {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in {tally.calls} calls; "
-         f"cost {cost}")
+    _out(f"tokens:    {tally.prompt_tokens:,} in, {tally.completion_tokens:,} out in "
+         f"{plural(tally.calls, 'call')}; cost {cost}")
     if tally.plan.redactions:
         _out(f"redacted:  {tally.plan.redactions} secret(s) before sending")
     for line in tally.failures:

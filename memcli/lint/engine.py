@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from memcli.lint.finding import Finding
 from memcli.lint.parallel import check_in_parallel, procs_for
@@ -11,6 +12,9 @@ from memcli.lint.registry import TOOL_RULES, UNKNOWN_LOCATION, WORKSPACE_RULES
 from memcli.lint.rules.base import Change, Context
 from memcli.lint.snapshot import Snapshot
 from memcli.workspace import Workspace, locate
+
+if TYPE_CHECKING:
+    from memcli.records.parse import ParsedRecord
 
 
 def _file_findings(snapshot: Snapshot, paths: Iterable[str], ctx: Context) -> list[Finding]:
@@ -77,24 +81,30 @@ def people_wrote_it(root, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.code != "agent-directive" or (f.line or 0) in memcli.get(f.path, {0})]
 
 
-def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None = None) -> list[Finding]:
-    """Lint one proposed tool write as if it were written (the tool path).
+def lint_change(workspace: Workspace, change: Change, *, before: Snapshot | None = None,
+                old: ParsedRecord | None = None, new: ParsedRecord | None = None) -> list[Finding]:
+    """Lint one proposed tool write as if it were written (the tool path). `old` and `new`: the
+    changed file as it is and as proposed, when the caller parsed them already (not parsed again).
 
     Reported: findings on the changed file, the tool-only rules, and any workspace finding the
     change introduces (e.g. deleting a decision that another one replaces into) — but not problems
     that already existed elsewhere, which the model did not cause and cannot be asked to fix here.
     """
     before = before or Snapshot(workspace)
+    if old is not None:
+        before.parsed(change.path, old)
     after = Snapshot(workspace, {change.path: change.content}, files=before.files)
     after.share_cache(before, except_paths={change.path})
+    if new is not None:
+        after.parsed(change.path, new)
     targets = frozenset({change.path})
     ctx = Context(after, targets, change, before)
     findings = _file_findings(after, [change.path], ctx)
     # Workspace rules before and after, scoped to the change: whatever appears only after it (a
     # dangling reference elsewhere, a cycle, a new crowd of similar slugs) is the change's doing.
-    old = set(_workspace_findings(Context(before, targets)))
+    there = set(_workspace_findings(Context(before, targets)))
     for f in _workspace_findings(ctx):
-        if f.path == change.path or f not in old:
+        if f.path == change.path or f not in there:
             findings.append(f)
     for rule in TOOL_RULES:
         findings.extend(rule.check_change(change, ctx))

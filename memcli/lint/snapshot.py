@@ -139,6 +139,11 @@ class Snapshot:
             self._records[path] = rec
         return rec
 
+    def parsed(self, path: str, rec: ParsedRecord) -> None:
+        """`rec` is `path` as its bytes here parse (a tool's write parsed them already): kept, not
+        parsed again."""
+        self._records[path] = rec
+
     def parse(self, path: str) -> ParsedRecord:
         """The parsed record, without keeping it (the Linter's pass over every file: holding
         10 000 parsed records costs memory and time for nothing); `record()` keeps it."""

@@ -42,7 +42,7 @@ class ReadResult(TypedDict):
 
 
 class ContextResult(TypedDict):
-    """`memcli context --format json`."""
+    """`memcli context --json`."""
 
     text: str
     budget_tokens: int

@@ -149,7 +149,8 @@ def _document(workspace, source_id: str) -> SessionInfo:
         raise UsageError(str(exc)) from None
     if info is None:
         raise UnknownSession(f"no document {source_id!r} on this machine (its file is not where the id "
-                             "says: the workspace, or the agent's memory folder; see docs/import.md)")
+                             "says: the workspace, or the agent's memory folder; `memcli import --dry-run` "
+                             "lists the documents found here)")
     return info
 
 

@@ -266,6 +266,7 @@ class ToolSession:
         loc = locate(rel)  # located and parsed once here; the checks below get the parsed record
         before = read_file(full)[0] if full.is_file() else None
         new = None if data is None else parse_record(rel, data, loc.kind, loc.slug)
+        old = None if before is None else parse_record(rel, before, loc.kind, loc.slug)
         size_before = None if before is None else len(before.decode("utf-8", errors="replace"))
         size_after = None if data is None else len(data.decode("utf-8"))
         violations = check_reason(reason, category, self.phase)
@@ -274,7 +275,7 @@ class ToolSession:
         else:
             assert new is not None  # parsed above, as data is not None
             if before is not None:
-                old = parse_record(rel, before, loc.kind, loc.slug)
+                assert old is not None  # parsed above, as before is not None
                 violations += self._protection.check_shrink(
                     rel, _body_chars(old, before), _body_chars(new, data)
                 )
@@ -290,6 +291,7 @@ class ToolSession:
             self.workspace,
             Change(rel, data, lint_op, allowed_sources=self._lint_sources(), created_in_run=created,
                    vouched=vouched),
+            old=old, new=new,  # lint reads the record as parsed here
         )
         violations = [v if v.path else replace(v, path=rel) for v in violations]
         violations += [Violation.of(f) for f in findings if f.is_error]

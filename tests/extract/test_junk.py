@@ -63,7 +63,7 @@ def test_extract_stages_the_words_and_counts_the_junk(fake_llm: FakeLLM, ws: Wor
     write_jsonl(tmp_path / "s2.jsonl", conversation(6))
     assert run(ws, paths=[tmp_path / "s2.jsonl"]) == 0
     said = capsys.readouterr().out
-    assert "items:    1 decisions, 0 discussions, 0 attempts, 1 requests; 5 dropped" in said
+    assert "items:    1 decision, 0 discussions, 0 attempts, 1 request; 5 dropped" in said
 
 
 def test_an_answer_of_junk_alone_stages_nothing(fake_llm: FakeLLM, ws: Workspace, tmp_path: Path,

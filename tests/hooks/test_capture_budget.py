@@ -54,7 +54,7 @@ def test_the_second_capture_of_the_day_defers(tmp_path: Path, fake_llm, capsys) 
         main(["status", "-w", str(ws.root)])
     assert done.value.code == 0  # a state, not a failure
     out = capsys.readouterr().out
-    assert "model spend today:  " in out and "in 1 calls (budget 50 tokens a day)" in out
+    assert "model spend today:  " in out and "in 1 call (budget 50 tokens a day)" in out
     assert "budget spent: today's model calls have spent" in out
     assert "deferred:           1 session(s) captured over the budget wait for extraction" in out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,4 +95,28 @@ def test_first_run_message_agrees_with_the_table(agents, example_ws: Path, capsy
     assert "3 references to memory files (those naming no current record" in out
     a.tool("Read", {"file_path": "memory/decisions/use-sqlite-wal.md"}, DAY.format(9))
     code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws))
-    assert "memory/decisions/use-sqlite-wal.md" in out and "1 invokes of current records" in out
+    assert "memory/decisions/use-sqlite-wal.md" in out and "1 invoke of current records" in out
+
+
+def test_with_no_sessions_the_hint_names_an_option_and_a_setting_that_exist(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no agent's sessions anywhere
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert _memcli(capsys, "init", "-w", str(root))[0] == 0
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(root))
+    [hint] = [line for line in out.splitlines() if line.startswith("No agent sessions found")]
+    assert "--path" in hint and "[sessions] paths" in hint and "--session" not in hint, hint
+    code, usage, _ = _memcli(capsys, "metrics", "--help")
+    assert re.search(r"^  --path\b", usage, re.M), usage
+    config = (root / "memcli.toml").read_text(encoding="utf-8")
+    section = config.split("\n[sessions]", 1)[1].split("\n[", 1)[0]
+    assert "# paths = " in section  # the setting the hint names, in the file init wrote
+
+
+def test_one_session_is_said_in_the_singular(agents, example_ws: Path, capsys) -> None:
+    a = agents.claude()
+    a.user("let's follow /release today", DAY.format(0))
+    code, out, _ = _memcli(capsys, "metrics", "-w", str(example_ws))
+    assert code == 0 and "1 session, " in out and "read 1 session file:" in out, out
+    assert "1 invoke of current records" in out, out
