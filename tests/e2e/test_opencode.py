@@ -15,6 +15,7 @@ OpenCode takes its folder from PWD, as a shell sets it: each run sets PWD to the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from http.server import BaseHTTPRequestHandler
@@ -99,6 +100,22 @@ def texts(request: Request) -> list[str]:
     return out
 
 
+def memcli_left(root: Path) -> list[str]:
+    """memcli's processes still running in `root` (OpenCode's folder, where its plugin's commands and
+    `memcli mcp` run) once OpenCode has exited, but capture's worker, which outlives the session by
+    design. Linux only (/proc)."""
+    left = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ")
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if cwd == str(root) and b"memcli" in cmdline and b"hooks capture" not in cmdline:
+            left.append(cmdline.decode(errors="replace"))
+    return left
+
+
 def staged(root: Path, text: str, timeout: float) -> dict[str, Any] | None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -130,6 +147,10 @@ def test_opencode_end_to_end(project: Path, agent_env: dict[str, str]) -> None:
         opencode_run(opencode, project, agent_env, server, "how do I restore last night's backup?")
         requests = server.model_requests()
     assert len(requests) == 3, [r.path for r in server.requests]
+    # the plugin's session start (begun when OpenCode loaded it) and `memcli mcp` (which the plugin
+    # has OpenCode connect then) ended with OpenCode
+    if Path("/proc/self").is_dir():
+        assert memcli_left(project) == []
 
     # 1. the resident context (what `memcli context --agent opencode` prints: the knowledge record is a
     # skill now, tests/e2e/test_skills.py) is in the first request, before the prompt; the skill is

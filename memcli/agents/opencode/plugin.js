@@ -4,10 +4,15 @@
 // - a session's first prompt carries the project memory (what `memcli context` prints) as a
 //   synthetic text part, put before the prompt: OpenCode has no session-start hook, and a part
 //   of the first message is what it sends and keeps, as other agents keep their hooks' context;
+//   the command that prints it starts when OpenCode loads the plugin (its output depends on the
+//   folder alone, not on the session), so the first prompt finds it done, not waits for it;
+// - when the plugin loads it also asks OpenCode for its MCP servers' status, which makes OpenCode
+//   connect them then: `opencode run` would connect them only at the first prompt, in its way;
 // - when a session goes idle, and for every session when OpenCode closes (the plugin's `dispose`),
 //   `memcli extract --hook` hands the session to memcli's capture, which returns at once.
 // Each command gets the JSON other agents' hooks get on its stdin; none can break OpenCode: a
-// missing memcli, an error or a timeout means no context, no capture.
+// missing memcli, an error or a timeout means no context, no capture. (OpenCode 1.18.33: plugins
+// load when OpenCode opens a folder, awaited one by one, with `client`, the SDK on its own server.)
 import { spawn } from "node:child_process"
 
 const SESSION_START = "__MEMCLI_SESSION_START__"
@@ -15,13 +20,14 @@ const CAPTURE = "__MEMCLI_CAPTURE__"
 const START_MS = 30000
 const CAPTURE_MS = 10000
 
-function run(command, payload, timeoutMs) {
+// The command's stdout if it exits 0 within timeoutMs, else "". An aborted `signal` kills it.
+function run(command, payload, timeoutMs, signal) {
   return new Promise((resolve) => {
     const [program, ...args] = command.split(" ")
     let out = ""
     let child
     try {
-      child = spawn(program, args, { stdio: ["pipe", "pipe", "ignore"] })
+      child = spawn(program, args, { stdio: ["pipe", "pipe", "ignore"], signal })
     } catch {
       resolve("")
       return
@@ -52,17 +58,25 @@ function partBefore(messageID) {
   return "prt_" + messageID.slice(4, 16) + tail
 }
 
-export const MemcliPlugin = async ({ directory }) => {
+export const MemcliPlugin = async ({ directory, client }) => {
   const started = new Set() // sessions whose first prompt in this process carried the context
   const seen = new Set() // sessions to hand to capture when OpenCode closes
   const payload = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event })
   const capture = (sessionID, event) => run(CAPTURE, payload(sessionID, event), CAPTURE_MS)
+  const stop = new AbortController() // kills the early run if OpenCode closes before it is done
+  const start = (sessionID) => run(SESSION_START, payload(sessionID, "SessionStart"), START_MS, stop.signal)
+  let early = start(undefined) // for the first session's first prompt; a later session runs its own
+  try {
+    client?.mcp?.status?.()?.catch?.(() => {}) // not awaited: OpenCode is loading its plugins now
+  } catch {}
   return {
     "chat.message": async (input, output) => {
       seen.add(input.sessionID)
       if (started.has(input.sessionID)) return
       started.add(input.sessionID)
-      const context = await run(SESSION_START, payload(input.sessionID, "SessionStart"), START_MS)
+      const pending = early ?? start(input.sessionID)
+      early = undefined
+      const context = await pending
       if (!context.trim() || typeof output.message?.id !== "string") return
       output.parts.unshift({
         id: partBefore(output.message.id),
@@ -79,6 +93,7 @@ export const MemcliPlugin = async ({ directory }) => {
       await capture(event.properties.sessionID, "session.idle")
     },
     dispose: async () => {
+      stop.abort()
       await Promise.all([...seen].map((sessionID) => capture(sessionID, "dispose")))
     },
   }

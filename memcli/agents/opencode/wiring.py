@@ -7,11 +7,12 @@ bundled "customize opencode" guide and the code that loads configs and plugins).
   OpenCode names an MCP server's tool (`memcli_memcli_search`). OpenCode 1.18 allows tools it has
   no rule for, but a user's `"*": "ask"` would stop each call; OpenCode applies the last rule that
   matches, and memcli's come after the user's. It waits for its MCP servers (30 s each) before the
-  first request: nothing to set for that.
+  first request: nothing to set for that. (It connects them when first asked: `opencode run` at the
+  first prompt's turn, unless memcli's plugin has asked at load, as it does.)
 - `.opencode/plugins/memcli.js` (user: `~/.config/opencode/plugins/memcli.js`): OpenCode has no
   hook commands; its hooks are plugins, JavaScript modules it loads from those folders at start.
-  memcli's (plugin.js) runs `memcli hooks session-start` on a session's first prompt and puts the
-  context before the prompt, and `memcli extract --hook` when a session goes idle (`session.idle`,
+  memcli's (plugin.js) starts `memcli hooks session-start` when it loads and puts what it printed
+  before a session's first prompt, and `memcli extract --hook` when a session goes idle (`session.idle`,
   after each prompt) and when OpenCode closes (the plugin's `dispose`, which ends the session).
 
 OpenCode writes `"$schema"` into every config file it loads that lacks it, right after the opening
