@@ -143,7 +143,8 @@ def test_allow_rules_name_the_tools_as_the_agent_does(agent: base.Agent, tmp_pat
 def test_the_cli_takes_its_agent_names_from_the_registry(ws: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "hooks", "install", "--help")
-    assert code == 0 and " ".join(f"{', '.join(registry.options())} or all.".split()) in " ".join(out.split())
+    named = f"{', '.join(registry.options())} or all (repeatable)."
+    assert code == 0 and " ".join(named.split()) in " ".join(out.split())
     code, _, err = run(capsys, "hooks", "install", "--agent", "nope", "-w", str(ws))
     assert code == 2 and f"choose one of {', '.join(registry.options())} or all" in err
     for option in registry.options():
@@ -156,7 +157,7 @@ def test_the_cli_takes_its_agent_names_from_the_registry(ws: Path,
              "                    HOOKS=base.Hooks('newcomer', base.JSON, frozenset())),)\n"
              "from memcli.cli import main\nmain(['hooks', 'status', '--help'])\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    names = f"{', '.join([*registry.options(), 'newcomer'])} or all."
+    names = f"{', '.join([*registry.options(), 'newcomer'])} or all (repeatable)."
     assert done.returncode == 0 and names in " ".join(done.stdout.split())  # (the help wraps at 80 columns)
 
 
