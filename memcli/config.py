@@ -17,6 +17,10 @@ import dataclasses
 import functools
 import hashlib
 import json
+import operator
+import types
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
@@ -277,29 +281,23 @@ class _Bound(NamedTuple):
     """A stand-in for annotated_types' Ge / Gt / Le when the plain check reads the annotations
     (importing annotated_types costs 30 ms; it is the same bound)."""
 
-    op: str
+    op: Callable[[Any, Any], bool]  # operator.ge, gt or le
     limit: float
 
     def holds(self, value: float) -> bool:
-        return value >= self.limit if self.op == "ge" else value > self.limit if self.op == "gt" \
-            else value <= self.limit
+        return self.op(value, self.limit)
 
 
 @functools.cache
 def _plain_fields(cls: type) -> dict[str, Any]:
     """Field → its annotation, with the bounds as _Bound (no pydantic, no annotated_types)."""
-    import typing  # here: (stdlib) only the plain check reads annotations
-
-    bounds = {name: functools.partial(_Bound, name.lower()) for name in ("Ge", "Gt", "Le")}
+    bounds = {name: functools.partial(_Bound, getattr(operator, name.lower())) for name in ("Ge", "Gt", "Le")}
     return typing.get_type_hints(cls, globalns={**globals(), **bounds}, include_extras=True)
 
 
 def _plain_value(hint: Any, value: Any) -> tuple[bool, Any]:
     """(whether `value` fits `hint` as pydantic would take it, unchanged but for int → float),
     the value as pydantic would give it). False means: let pydantic judge."""
-    import types  # here: (stdlib) as _plain_fields
-    import typing
-
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
         base, *meta = typing.get_args(hint)
