@@ -23,7 +23,7 @@ from memcli import git
 from memcli.atomicio import atomic_delete, atomic_write_bytes
 from memcli.errors import EXIT_FINDINGS, EXIT_LOCKED, EXIT_OK, MemcliError, UsageError
 from memcli.secrets import find_secrets
-from memcli.staging import StagingFile, staging_files
+from memcli.staging import StagingFile, staging_files, staging_path
 from memcli.team import refs
 from memcli.team.state import SharedState
 from memcli.workspace import Workspace
@@ -135,14 +135,13 @@ def run_pull(ws: Workspace, remote: str) -> int:
     for name, oid in sorted(published.items()):
         state.seen[SharedState.key(remote, name)] = oid
         items = {sid: blob for sid, blob in refs.entries(root, oid).items() if sid not in done}
-        fresh = {sid: blob for sid, blob in items.items() if not (ws.staging_dir / f"{sid}.json").exists()}
+        fresh = {sid: blob for sid, blob in items.items() if not staging_path(ws.staging_dir, sid).exists()}
         for sid in items.keys() - fresh.keys():
             state.pulled[sid] = [remote, name]
             present += 1
         taken = dict(list(fresh.items())[: max(0, room - added)])  # the rest stays on the remote
         left += len(fresh) - len(taken)
         for sid, data in zip(taken, refs.read_blobs(root, list(taken.values())), strict=True):
-            target = ws.staging_dir / f"{sid}.json"
             state.pulled[sid] = [remote, name]
             try:
                 if StagingFile.model_validate_json(data).id != sid:
@@ -150,7 +149,7 @@ def run_pull(ws: Workspace, remote: str) -> int:
             except (ValidationError, ValueError):
                 bad.append(f"{name}/{sid}.json")
                 continue
-            atomic_write_bytes(target, data)
+            atomic_write_bytes(staging_path(ws.staging_dir, sid), data)
             added += 1
     state.save(ws)
     for item in bad:
