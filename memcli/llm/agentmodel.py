@@ -44,6 +44,7 @@ from memcli.llm.parsing import describe_invalid, extract_json
 from memcli.llm.spend import RUN_LOG, log_call
 from memcli.llm.usage import CallUsage
 from memcli.ownrun import ENV as HEADLESS_RUN_ENV
+from memcli.ownrun import FOLDER_PREFIX
 
 if TYPE_CHECKING:
     from memcli.agents.base import Agent, Headless
@@ -158,7 +159,7 @@ class AgentGateway:
         executable = shutil.which(self.headless.executable)
         if executable is None:
             self.check_environment()
-        folder = Path(tempfile.mkdtemp(prefix="memcli-agent-"))
+        folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))
         started = time.monotonic()
         try:
             run = build(folder)

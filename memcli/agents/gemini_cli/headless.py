@@ -48,12 +48,14 @@ from typing import Any
 
 from memcli.agents.gemini_cli.discovery import home
 from memcli.agents.parts import HeadlessDialect, McpTools, Reply, Run
+from memcli.ownrun import FOLDER_PREFIX
 
 SYSTEM_FILE = "system.md"
 SETTINGS = ".gemini/settings.json"
 NO_SERVER = "memcli-none"  # `--allowed-mcp-server-names` of a question: a name no server has
 PREFIX = "mcp_{server}_"  # how Gemini names an MCP server's tool (0.61)
-_LOCK_WAIT_S = 2.0
+_LOCK_WAIT_S = 5.0
+_LOCK_STALE_S = 10.0  # proper-lockfile's default, which Gemini keeps
 
 
 def _settings(core: list[str], servers: dict[str, Any]) -> str:
@@ -145,38 +147,30 @@ def _int(value: object) -> int:
 
 def forget(folder: Path) -> None:
     """Remove Gemini's record of the run: its chat and marker folders, and the folder's entry in
-    `projects.json` (under the lock Gemini takes, proper-lockfile's `<file>.lock` folder)."""
+    `projects.json` (under the lock Gemini takes, proper-lockfile's `<file>.lock` folder). What an
+    earlier run left (a run killed before this step, a lock held too long) goes too: the markers and
+    entries of memcli run folders that no longer exist."""
     gemini = home()
-    paths = {str(folder), os.path.realpath(folder)}
-    registry = gemini / "projects.json"
-    slugs = set()
+    ours = {str(folder), os.path.realpath(folder)}
+
+    def gone(owner: str) -> bool:  # a run of memcli's, over: its folder was removed after it
+        return owner in ours or (Path(owner).name.startswith(FOLDER_PREFIX) and not os.path.lexists(owner))
+
     for base in (gemini / "tmp", gemini / "history"):
         with contextlib.suppress(OSError):
-            for marker in base.glob("*/.project_root"):
+            for marker in base.glob(f"{FOLDER_PREFIX}*/.project_root"):
                 with contextlib.suppress(OSError, UnicodeDecodeError):
-                    if marker.read_text(encoding="utf-8").strip() in paths:
-                        slugs.add(marker.parent.name)
+                    if gone(marker.read_text(encoding="utf-8").strip()):
                         shutil.rmtree(marker.parent, ignore_errors=True)
-    if not slugs or not registry.is_file():
+    registry = gemini / "projects.json"
+    if not registry.is_file() or not _locked(lock := registry.with_name(registry.name + ".lock")):
         return
-    lock = registry.with_name(registry.name + ".lock")
-    deadline = time.monotonic() + _LOCK_WAIT_S
-    while True:
-        try:
-            lock.mkdir()
-            break
-        except FileExistsError:
-            if time.monotonic() > deadline:
-                return  # Gemini is writing it: the entry stays, pointing at nothing
-            time.sleep(0.05)
-        except OSError:
-            return
     try:
         data = json.loads(registry.read_text(encoding="utf-8"))
         projects = data.get("projects") if isinstance(data, dict) else None
-        if isinstance(projects, dict) and any(p in projects for p in paths):
-            for p in paths:
-                projects.pop(p, None)
+        if isinstance(projects, dict) and (stale := [p for p in projects if gone(p)]):
+            for p in stale:
+                del projects[p]
             temporary = registry.with_name(f"{registry.name}.memcli-{os.getpid()}.tmp")
             temporary.write_text(json.dumps(data, indent=2), encoding="utf-8")
             os.replace(temporary, registry)
@@ -185,6 +179,26 @@ def forget(folder: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             lock.rmdir()
+
+
+def _locked(lock: Path) -> bool:
+    """Take proper-lockfile's lock folder as Gemini does: wait while another holds it, and take over
+    one not refreshed for its `stale` time (a holder refreshes it twice in that time)."""
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            lock.mkdir()
+            return True
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - lock.stat().st_mtime > _LOCK_STALE_S:
+                    lock.rmdir()  # its holder is gone
+                    continue
+            if time.monotonic() > deadline:
+                return False  # Gemini is writing it: the next run's sweep removes the entry
+            time.sleep(0.05)
+        except OSError:
+            return False
 
 
 DIALECT = HeadlessDialect(ask, read, work, login="run `gemini` once and sign in, or set GEMINI_API_KEY",

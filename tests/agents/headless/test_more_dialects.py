@@ -6,7 +6,9 @@ The runs themselves are tests/e2e/test_agent_model.py."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,50 @@ def test_gemini_forget_removes_the_run_s_chat_and_registry_entry_only(homes: Pat
     registry_data = json.loads((gemini / "projects.json").read_text(encoding="utf-8"))
     assert registry_data == {"projects": {str(tmp_path / "proj"): "proj"}}
     assert not (gemini / "projects.json.lock").exists()
+
+
+def _gemini_project(gemini: Path, slug: str, owner: Path) -> None:
+    for base in ("tmp", "history"):
+        (gemini / base / slug).mkdir(parents=True)
+        (gemini / base / slug / ".project_root").write_text(str(owner), encoding="utf-8")
+
+
+def test_gemini_forget_sweeps_what_earlier_runs_left_and_keeps_a_running_one(
+        homes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed before its clean-up, or one that found the lock held, left its markers and its
+    entry: the next run removes them. A run still going (its folder there) and a user's project
+    keep theirs; a lock nobody refreshed for proper-lockfile's stale time does not stop it."""
+    gemini = homes / ".gemini"
+    now, earlier, running = (tmp_path / f"memcli-agent-{n}" for n in ("now", "old", "live"))
+    running.mkdir()
+    user = tmp_path / "memcli-agent-notes"  # a user's own folder that only looks like a run's
+    user.mkdir()
+    projects = {str(now): "memcli-agent-now", str(earlier): "memcli-agent-old",
+                str(running): "memcli-agent-live", str(user): "memcli-agent-notes"}
+    for owner, slug in projects.items():
+        _gemini_project(gemini, slug, Path(owner))
+    (gemini / "projects.json").write_text(json.dumps({"projects": projects}), encoding="utf-8")
+    lock = gemini / "projects.json.lock"
+    lock.mkdir()
+    os.utime(lock, (time.time() - 60, time.time() - 60))  # its holder died a minute ago
+    gemini_cli.load().headless.forget(now)
+    kept = {str(running): "memcli-agent-live", str(user): "memcli-agent-notes"}
+    assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {"projects": kept}
+    for base in ("tmp", "history"):
+        assert sorted(p.name for p in (gemini / base).iterdir()) == sorted(kept.values())
+    assert not lock.exists()
+
+    # a lock held now (refreshed): the entry waits for a later run, and nothing is lost
+    monkeypatch.setattr("memcli.agents.gemini_cli.headless._LOCK_WAIT_S", 0.2)
+    lock.mkdir()
+    running.rmdir()
+    gemini_cli.load().headless.forget(now)
+    assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {"projects": kept}
+    assert lock.is_dir()  # still the holder's
+    lock.rmdir()
+    gemini_cli.load().headless.forget(now)
+    assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {
+        "projects": {str(user): "memcli-agent-notes"}}
 
 
 # -- Copilot CLI ------------------------------------------------------------------------------------
