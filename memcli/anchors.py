@@ -28,11 +28,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli.records.anchors import Anchor, anchors_of
+from memcli.values import frozen
 from memcli.workspace import Workspace, locate
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ _MAX_READ = 4 * 1024 * 1024  # a symbol in a larger file is not looked for (repo
 _KEEP_FACTS = 5000  # paths kept in the history cache; past that, only those of the last command
 
 
-@dataclass(frozen=True)
+@frozen
 class AnchorIssue:
     anchor: Anchor
     status: str  # "renamed" | "gone" | "symbol-missing"

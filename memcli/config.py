@@ -21,7 +21,7 @@ import operator
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
@@ -35,6 +35,7 @@ from memcli.roots import STATE_DIR_NAME as STATE_DIR_NAME
 from memcli.roots import config_source as config_source
 from memcli.roots import read_toml as _read_toml
 from memcli.roots import state_dir_at
+from memcli.values import frozen
 
 if TYPE_CHECKING:  # bound when pydantic validates (see `validate`): the import costs every start
     from annotated_types import Ge, Gt, Le
@@ -43,7 +44,7 @@ CACHE_FILE = "config-cache.json"
 _STRICT = {"extra": "forbid"}  # pydantic's config for the sections: unknown keys are errors
 
 
-@dataclass(frozen=True)
+@frozen
 class LintConfig:
     __pydantic_config__ = _STRICT
     summary_max_chars: Annotated[int, Ge(1)] = 20_000
@@ -60,7 +61,7 @@ class LintConfig:
     replaced_chain_hops: Annotated[int, Ge(1)] = 3
 
 
-@dataclass(frozen=True)
+@frozen
 class BudgetConfig:
     """What the model calls may spend (docs/models.md "Budget"), counted from the call log
     (`<state dir>/llm-calls.jsonl`) whatever backend made them. Unset: no limit."""
@@ -75,7 +76,7 @@ class BudgetConfig:
     run_usd: Annotated[float, Gt(0)] | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryConfig:
     __pydantic_config__ = _STRICT
     extract_model: str | None = None
@@ -95,7 +96,7 @@ class MemoryConfig:
     branch_staging_days: Annotated[int, Ge(0)] = 30
 
 
-@dataclass(frozen=True)
+@frozen
 class ExtractConfig:
     __pydantic_config__ = _STRICT
     chunk_tokens: Annotated[int, Ge(500)] = 12_000
@@ -109,7 +110,7 @@ class ExtractConfig:
     max_staging: Annotated[int, Ge(1)] = 2_000
 
 
-@dataclass(frozen=True)
+@frozen
 class ConsolidateConfig:
     __pydantic_config__ = _STRICT
     trigger_files: Annotated[int, Ge(0)] = 10
@@ -123,7 +124,7 @@ class ConsolidateConfig:
     agent_timeout_s: Annotated[float, Gt(0)] = 1800  # one run of a coding agent as the model (agent/...)
 
 
-@dataclass(frozen=True)
+@frozen
 class GcConfig:
     __pydantic_config__ = _STRICT
     stale_days: Annotated[int, Ge(1)] = 180
@@ -133,7 +134,7 @@ class GcConfig:
     unused_days: Annotated[int, Ge(1)] = 90
 
 
-@dataclass(frozen=True)
+@frozen
 class MetricsConfig:
     __pydantic_config__ = _STRICT
     protect_rate: Annotated[float, Ge(0)] = 1.0  # explicit invokes per million session tokens
@@ -141,13 +142,13 @@ class MetricsConfig:
     candidate_similarity: Annotated[float, Ge(0), Le(100)] = 70.0
 
 
-@dataclass(frozen=True)
+@frozen
 class ContextConfig:
     __pydantic_config__ = _STRICT
     budget_tokens: Annotated[int, Ge(100)] = 5_000
 
 
-@dataclass(frozen=True)
+@frozen
 class SearchConfig:
     __pydantic_config__ = _STRICT
     # Any litellm embedding model ("ollama/nomic-embed-text", "openai/text-embedding-3-small", ...);
@@ -168,7 +169,7 @@ class SearchConfig:
     fusion_k: Annotated[int, Ge(1)] = 2  # reciprocal-rank fusion: 1 / (k + rank); 2 chosen on LoCoMo 0-4
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionsConfig:
     __pydantic_config__ = _STRICT
     claude_home: str | None = None
@@ -180,7 +181,7 @@ class SessionsConfig:
     paths: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillsConfig:
     __pydantic_config__ = _STRICT
     auto: bool = True  # `memcli skills sync` after each consolidation commit and at `hooks install`
@@ -189,7 +190,7 @@ class SkillsConfig:
     commit: bool = True
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     __pydantic_config__ = _STRICT
     lint: LintConfig = field(default_factory=LintConfig)

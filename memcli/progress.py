@@ -17,10 +17,10 @@ import dataclasses
 import json
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from memcli.errors import UsageError
+from memcli.values import frozen
 
 MODES = ("auto", "text", "json", "off")
 
@@ -39,7 +39,7 @@ def note(message: str) -> None:
         stream.flush()
 
 
-@dataclass(frozen=True)
+@frozen
 class Event:
     """Where a model run stands: the fields a Reporter shows (each `--progress json` line holds them)."""
 

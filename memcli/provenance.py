@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from memcli.values import frozen
 
 TRUSTED_ROLES = frozenset({"user", "agent"})
 UNTRUSTED_ROLES = frozenset({"tool", "injected", "system"})
@@ -190,7 +192,7 @@ def said_by_user(sentence: str, said: str) -> bool:
     return _close(norm(sentence), said)
 
 
-@dataclass(frozen=True)
+@frozen
 class Trust:
     """What one consolidation run knows of who said its material: per session, the role runs of
     each staging file (by its Source range), and every flagged sentence."""
@@ -247,7 +249,7 @@ _JA_COMMAND = re.compile(
 _ALLOWED_CF = {"\u200d", "\ufe0f"}  # emoji joiners (👩‍💻) are text, not a trick, between symbols
 
 
-@dataclass(frozen=True)
+@frozen
 class Directive:
     """One place in a text that the trust gate holds against it (by what it is, on which line)."""
 

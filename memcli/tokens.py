@@ -26,12 +26,12 @@ import math
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
 from memcli.atomicio import atomic_write_bytes
+from memcli.values import frozen
 
 ENCODING = "cl100k_base"
 _URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -59,7 +59,7 @@ class TokenCounter(Protocol):
     def count(self, text: str) -> int: ...
 
 
-@dataclass(frozen=True)
+@frozen
 class EstimateCounter:
     """The fallback: ceil(ASCII chars / 3 + other chars * 1.5)."""
 
@@ -70,7 +70,7 @@ class EstimateCounter:
         return math.ceil(ascii_chars / 3 + (len(text) - ascii_chars) * 1.5)
 
 
-@dataclass(frozen=True)
+@frozen
 class TiktokenCounter:
     encoding: Any
     name: str = ENCODING

@@ -21,6 +21,7 @@ from memcli.errors import WorkspaceNotFound
 from memcli.roots import CONFIG_FILE as CONFIG_FILE  # (kept importable from here)
 from memcli.roots import find_root as find_root
 from memcli.roots import is_root as is_root
+from memcli.values import frozen
 
 STAGING_DIR = "memory/_staging"
 
@@ -44,7 +45,7 @@ SUMMARY_PATH = "memory/summary.md"
 _DIR_KINDS = {d: k for k, d in KIND_DIRS.items()}
 
 
-@dataclass(frozen=True)
+@frozen
 class Location:
     """Where a workspace-relative path sits in the layout."""
 

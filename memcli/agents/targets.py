@@ -7,9 +7,10 @@ Each agent's wiring says which files at which scope; memcli/agents/edit.py adds 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from memcli.values import frozen
 
 SCOPES = ("project", "user")
 SERVER_NAME = "memcli"
@@ -23,7 +24,7 @@ def session_start_command(option: str) -> str:
     return f"{SESSION_START} --agent {option}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One thing memcli adds to one config file: member `key` of the object at `path`, or (key
     None) one element appended to the array at `path`: a hook group (`{"hooks": [handler]}`), a
@@ -73,7 +74,7 @@ class Entry:
                 if isinstance(h, dict) and str(h.get("command", "")).startswith(self.marker)]
 
 
-@dataclass(frozen=True)
+@frozen
 class ConfigFile:
     agent: str  # the agent's `--agent` option: how install and status name it
     path: Path

@@ -35,6 +35,7 @@ from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text
 from memcli.consolidate.inputs import StagingEntry, StagingSet
 from memcli.git import branches as git_branches
 from memcli.team.state import SharedState
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 SEEN_FILE = "branches.json"
@@ -42,7 +43,7 @@ EXPIRED_DIR = "expired-staging"
 HERE, MERGED, WAITING, GONE, EXPIRED = "here", "merged", "waiting", "gone", "expired"
 
 
-@dataclass(frozen=True)
+@frozen
 class Group:
     """The items of one branch other than the checked-out one, and what becomes of them here."""
 
@@ -58,7 +59,7 @@ class Group:
                 "why": self.why, "gone_since": _iso(self.gone_since), "expires": _iso(self.expires)}
 
 
-@dataclass(frozen=True)
+@frozen
 class Routing:
     on: str | None  # the branch checked out (None: a detached HEAD, or not in git)
     here: frozenset[str]  # the staging ids a consolidation here takes

@@ -18,11 +18,11 @@ and below that the run fails saying what filled the window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.consolidate import prompts
 from memcli.llm import estimate_prompt
+from memcli.values import frozen
 
 
 def tokens(text: str) -> int:
@@ -31,7 +31,7 @@ def tokens(text: str) -> int:
     return estimate_prompt([{"role": "user", "content": text}], {})
 
 
-@dataclass(frozen=True)
+@frozen
 class Budget:
     window: int
     fixed: int

@@ -7,20 +7,20 @@ nobody looked at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memcli.tools.failure import ToolFailure, answers
 from memcli.tools.paths import NoSuchRecord, PathRefused, record_path
 from memcli.tools.result import ToolResult, failure, success
+from memcli.values import frozen
 
 ACTIONS = ("integrated", "dropped")
 # staging field → the word shown to the model and in the commit message
 KINDS = {"decisions": "decision", "discussions": "discussion", "attempts": "attempt", "requests": "request"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Item:
     id: str  # i1, i2, ... in input order: short enough for a small model to copy
     staging_id: str
@@ -31,7 +31,7 @@ class Item:
         return f"{self.id} ({self.kind} {self.title!r} from {self.staging_id})"
 
 
-@dataclass(frozen=True)
+@frozen
 class Disposition:
     action: str  # integrated | dropped
     records: tuple[str, ...]

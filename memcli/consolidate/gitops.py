@@ -11,13 +11,13 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli import git
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
 from memcli.git.group import Child, run_gated
+from memcli.values import frozen
 from memcli.workspace import STAGING_DIR, Workspace
 
 RUN_TRAILER = "Memcli-Run"
@@ -33,7 +33,7 @@ class _Failed(Exception):
         self.status, self.stderr = status, stderr
 
 
-@dataclass(frozen=True)
+@frozen
 class Repo:
     """The repository holding a workspace, with the workspace's path prefix inside it."""
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,17 +16,18 @@ from memcli.consolidate.dispositions import Item, number_items
 from memcli.fence import fence
 from memcli.recordtext import read_file
 from memcli.staging import StagingFile, staging_files
+from memcli.values import frozen
 from memcli.workspace import SUMMARY_PATH, Workspace
 
 
-@dataclass(frozen=True)
+@frozen
 class StagingEntry:
     id: str
     size: int
     data: StagingFile
 
 
-@dataclass(frozen=True)
+@frozen
 class StagingSet:
     entries: tuple[StagingEntry, ...]
     invalid: tuple[tuple[str, str], ...]  # (file name, why): left in place, reported, never consumed

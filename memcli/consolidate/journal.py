@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -30,6 +30,7 @@ from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError
 from memcli.git.group import Child, end_group, pid_alive, process_tag
+from memcli.values import frozen
 from memcli.workspace import STAGING_DIR, Workspace
 
 JOURNAL_NAME = "consolidate-apply.journal"  # not *.json: never mistaken for a staging file
@@ -44,7 +45,7 @@ class ApplyFailed(MemcliError):
         self.kept = kept or []  # human edits found in the run's files, kept as they were
 
 
-@dataclass(frozen=True)
+@frozen
 class Applied:
     sha: str | None  # None: --no-commit
     kept: list[str] = field(default_factory=list)  # edited by a human after the run wrote them

@@ -13,12 +13,13 @@ import fcntl
 import json
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from memcli.atomicio import atomic_write_text
 from memcli.errors import EXIT_LOCKED, MemcliError
 from memcli.git.group import pid_alive, process_tag
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 LOCK_NAME = "consolidate.lock"
@@ -33,7 +34,7 @@ class LockHeld(MemcliError):
     exit_code = EXIT_LOCKED
 
 
-@dataclass(frozen=True)
+@frozen
 class LockInfo:
     pid: int
     host: str

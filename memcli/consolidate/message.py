@@ -11,7 +11,6 @@ never reaches git through the message either.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.consolidate.gitops import RUN_TRAILER
@@ -19,10 +18,11 @@ from memcli.consolidate.scratch import FileChange
 from memcli.git.authorship import VOUCHED_TRAILER
 from memcli.records.parse import parse_record
 from memcli.tools.policy import withhold
+from memcli.values import frozen
 from memcli.workspace import Kind, locate
 
 
-@dataclass(frozen=True)
+@frozen
 class FileReport:
     path: str
     outcome: str  # added | updated | replaced | dropped

@@ -12,10 +12,11 @@ from memcli.consolidate import inputs
 from memcli.consolidate.message import FileReport, counts
 from memcli.errors import EXIT_FINDINGS, EXIT_OK
 from memcli.tools.policy import withhold
+from memcli.values import frozen
 from memcli.workspace import STAGING_DIR, Workspace
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     if_needed: bool = False
     dry_run: bool = False

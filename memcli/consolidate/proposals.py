@@ -20,7 +20,7 @@ import contextlib
 import json
 import os
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
 from memcli.errors import MemcliError, UsageError
 from memcli.git import branches as git_branches
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 PREFIX = "memcli/proposal/"
@@ -39,7 +40,7 @@ REJECTED_DIR = "rejected-proposals"  # under the clone's state folder
 META = "proposal.json"
 
 
-@dataclass(frozen=True)
+@frozen
 class Proposal:
     run_id: str
     branch: str

@@ -47,6 +47,7 @@ from memcli.provenance import Trust
 from memcli.skills.after import after_consolidation
 from memcli.team import staging as shared
 from memcli.tools import ToolSession
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 __all__ = ["Options", "run"]
@@ -97,7 +98,7 @@ def _scratch_workspace(ws: Workspace, run_id: str) -> Workspace:
     return work
 
 
-@dataclass(frozen=True)
+@frozen
 class _Material:
     candidates: dict[str, Any]  # knowledge-candidate report (JSON form, for the model)
     candidate_sources: frozenset[tuple[str, int, int]]  # what a new knowledge file may cite

@@ -9,17 +9,17 @@ from __future__ import annotations
 import difflib
 import hashlib
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.config import CONFIG_FILE
 from memcli.recordtext import read_file
+from memcli.values import frozen
 from memcli.workspace import STAGING_DIR, Workspace
 
 SCRATCH_DIR = "consolidate-scratch"
 
 
-@dataclass(frozen=True)
+@frozen
 class FileChange:
     path: str  # workspace-relative POSIX
     old: bytes | None  # None: the file is new

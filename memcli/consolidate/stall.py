@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memcli.tools.result import ToolResult
+from memcli.values import frozen
 
 _SHOWN = 160  # characters of a tool's message in a cause
 
 
-@dataclass(frozen=True)
+@frozen
 class _Call:
     name: str
     key: str  # name and arguments, canonical
@@ -40,7 +41,7 @@ class _Call:
     items: tuple[str, ...] = ()  # finish_phase refused: the ids without a disposition
 
 
-@dataclass(frozen=True)
+@frozen
 class _Turn:
     calls: tuple[_Call, ...] = ()
     printed: str | None = None  # text-only turn: the tool call it wrote as text instead of making it

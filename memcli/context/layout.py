@@ -12,7 +12,7 @@ Decisions are not part of the resident context, so a replaced decision never app
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from memcli.context.gate import gated
@@ -20,6 +20,7 @@ from memcli.context.read import Entry, from_files, from_store
 from memcli.errors import UsageError
 from memcli.fence import memory_fence
 from memcli.tokens import TokenCounter, get_counter
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ MIN_BUDGET = 100
 INDEX_HEADING = "## Knowledge index\n\nRead `knowledge/<slug>.md` when an entry applies to the task.\n\n"
 
 
-@dataclass(frozen=True)
+@frozen
 class ContextResult:
     text: str
     tokens: int
@@ -94,7 +95,7 @@ def _fit_lines(lines: list[str], room: int, counter: TokenCounter) -> int:
     return n
 
 
-@dataclass(frozen=True)
+@frozen
 class _Layout:
     """What a budget lets through: the first `n_summary` summary lines and `n` index entries."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -21,6 +21,7 @@ from memcli.records.anchors import Anchor, anchors_of
 from memcli.recordtext import one_line
 from memcli.slug import is_valid_slug
 from memcli.store import open_store
+from memcli.values import frozen
 from memcli.workspace import KIND_DIRS, SUMMARY_PATH, Kind, Workspace
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     slug: str
     kind: str

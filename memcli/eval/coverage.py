@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memcli.eval.detect import Weights
 from memcli.eval.features import Features, features, passages
 from memcli.records import parse_record
+from memcli.values import frozen
 from memcli.workspace import locate
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ COVER_MEANING = 0.8  # not tuned (no model here): docs/eval.md
 NARROW = 3
 
 
-@dataclass(frozen=True)
+@frozen
 class RecordView:
     path: str
     slug: str

@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from memcli.eval import lexicon
 from memcli.eval.features import CJK, CODE, WORD, Features, word_id
 from memcli.eval.statements import Statement
+from memcli.values import frozen
 
 SAME = 0.35  # chosen on the even seeds of the generated histories (bench/eval_quality.py, docs/eval.md)
 SAME_MEANING = 0.85  # cosine of two embedding vectors; not tuned (no model here): see docs/eval.md
@@ -114,7 +114,7 @@ def unmentioned(a: Features, b: Features) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class Pair:
     a: int
     b: int

@@ -26,6 +26,7 @@ from memcli.eval.past import MemoryHistory
 from memcli.eval.reach import TOP, Scratch
 from memcli.eval.statements import Session, Statement, directives, sentences
 from memcli.recordtext import read_file
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 MAX_QUERY = 1_000
 
 
-@dataclass(frozen=True)
+@frozen
 class Occurrence:
     session_id: str
     agent: str
@@ -44,7 +45,7 @@ class Occurrence:
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Repeat:
     """One later session in which the user said it again."""
 
@@ -57,7 +58,7 @@ class Repeat:
     query: str | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Repetition:
     kind: str
     text: str  # the wording most like the others
@@ -102,7 +103,7 @@ def _query(session: Session, prompt: int, said: set[str]) -> str | None:
     return text or None
 
 
-@dataclass(frozen=True)
+@frozen
 class _Context:
     """The resident context of one commit: the knowledge it lists, its text as a memory."""
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 
 from memcli.analysis.cjk import CJK_CHARS, bigrams, pieces
 from memcli.analysis.text import word_parts, word_term
 from memcli.eval import lexicon
+from memcli.values import frozen
 
 CODE = 2.0
 WORD = 1.0
@@ -37,7 +37,7 @@ _NOT = re.compile(r"\b(?:(won)|(can)|(\w+))n['’]t\b", re.IGNORECASE)
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 
 
-@dataclass(frozen=True)
+@frozen
 class Features:
     weights: dict[str, float]  # feature → base weight
     content: bool  # holds something besides function words (an instruction about something)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
 
 from memcli.atomicio import atomic_write_text
 from memcli.eval.evaluate import Occurrence, Repetition
@@ -25,6 +24,7 @@ from memcli.records import Source
 from memcli.secrets import redact
 from memcli.staging import ExtractedItems, Provenance, RequestItem, StagingFile, staging_id, staging_path
 from memcli.staging import write_staging as write_one
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 VERSION = "eval-1"
@@ -33,7 +33,7 @@ _TEXT = 1_000
 _TITLE = 80
 
 
-@dataclass(frozen=True)
+@frozen
 class Staged:
     new: tuple[str, ...]
     already: int

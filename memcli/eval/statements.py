@@ -12,12 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.eval.directive import clean, kind_of
 from memcli.eval.features import Features, features
 from memcli.sessions import SessionReadError, discover, read_entries
+from memcli.values import frozen
 
 MAX_PROMPT = 65_536  # kept per prompt: what people type, bounded on a pasted log
 MAX_STATEMENT = 400
@@ -26,7 +26,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
-@dataclass(frozen=True)
+@frozen
 class Prompt:
     start: int  # the entry's line span in its file: what a Source points to
     end: int
@@ -34,7 +34,7 @@ class Prompt:
     text: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Session:
     session_id: str
     agent: str
@@ -43,7 +43,7 @@ class Session:
     prompts: tuple[Prompt, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Statement:
     """One directive sentence of one prompt."""
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.atomicio import AppendLog
 from memcli.transcript.model import Entry, SessionInfo
+from memcli.values import frozen
 
 LEDGER = "extract-ledger.jsonl"
 
@@ -44,7 +44,7 @@ def fingerprint(entry: Entry) -> str:
     return h.hexdigest()[:16]
 
 
-@dataclass(frozen=True)
+@frozen
 class Span:
     key: str
     session_id: str

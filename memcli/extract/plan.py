@@ -12,9 +12,10 @@ from memcli.extract.prepare import Chunk, Chunker, prepare
 from memcli.extract.remember import calls_in
 from memcli.sessions import SessionReadError, read_entries
 from memcli.transcript.model import Entry, SessionInfo
+from memcli.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Work:
     """One chunk to send: everything needed to call the model and record the result."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from memcli.extract.remember import Remembered, calls_in, is_remember
@@ -38,6 +38,7 @@ from memcli.provenance import (
 )
 from memcli.secrets import redact
 from memcli.transcript.model import Entry
+from memcli.values import frozen
 
 HUMAN, FINAL, ASSISTANT, TOOL_CALL, TOOL_OUTPUT = range(5)
 LABELS = {HUMAN: "human prompt", FINAL: "final answer", ASSISTANT: "assistant",
@@ -64,7 +65,7 @@ def cut(text: str, limit: int) -> str:
     return f"{text[:head]}\n[… {len(text) - limit} chars cut …]\n{text[-tail:] if tail else ''}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Part:
     cls: int
     text: str
@@ -81,7 +82,7 @@ class Part:
         return self.text, self.tokens
 
 
-@dataclass(frozen=True)
+@frozen
 class Prepared:
     """One entry, ready to send: its file-line span and its redacted parts."""
 
@@ -119,7 +120,7 @@ class Prepared:
         return estimate_tokens(self.header) + kept + (12 if any(p.cls > level for p in self.parts) else 0)
 
 
-@dataclass(frozen=True)
+@frozen
 class Chunk:
     entries: tuple[Prepared, ...]
     level: int  # highest priority class kept

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.records.models import Source
@@ -34,6 +33,7 @@ from memcli.staging import (
     staging_id,
 )
 from memcli.transcript.model import Entry
+from memcli.values import frozen
 
 TOOL = "memcli_remember"
 KINDS = ("decision", "request", "rule")
@@ -48,7 +48,7 @@ def is_remember(name: str) -> bool:
     return bool(_NAME.match(name))
 
 
-@dataclass(frozen=True)
+@frozen
 class Remembered:
     """One `memcli_remember` call: the entry's line span (its Source) and what it asked to keep."""
 

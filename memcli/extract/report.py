@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract import prompt
@@ -12,6 +11,7 @@ from memcli.extract.plan import Plan, Work
 from memcli.extract.prepare import estimate_tokens
 from memcli.llm.usage import CallUsage
 from memcli.plural import counted, plural
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.extract.ledger import Span
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 KINDS = ("decisions", "discussions", "attempts", "requests")
 
 
-@dataclass(frozen=True)
+@frozen
 class Result:
     """What one chunk came to, added to the run's Tally."""
 

@@ -10,7 +10,6 @@ import socket
 import sys
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +51,7 @@ from memcli.staging import (
     staging_path,
     write_staging,
 )
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.llm import AgentGateway, Gateway
@@ -189,7 +189,7 @@ def _gateway(workspace: Workspace, model: str | None, needed: bool,
         return ModelName(remember.MODEL)
 
 
-@dataclass(frozen=True)
+@frozen
 class ModelName:
     """Stands in for the gateway when no chunk calls the model."""
 

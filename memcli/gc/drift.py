@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli import git
 from memcli.gc.model import Candidate
 from memcli.git.history import path_verdict, rename_history
 from memcli.records.parse import ParsedRecord
+from memcli.values import frozen
 
 _TICK = re.compile(r"`([^`\n]+)`")
 _BARE = re.compile(r"(?<![\w/.`:@~$-])((?:[\w.-]+/)+[\w.-]*\w\.[A-Za-z0-9]{1,10})(?![\w/])")
@@ -28,7 +28,7 @@ _SUFFIX = re.compile(r"(?::\d+(?:[:-]\d+)?|#L\d+(?:-L?\d+)?)$")
 _PATHLIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 
 
-@dataclass(frozen=True)
+@frozen
 class Mention:
     path: str  # as written, normalised
     line: int  # 1-based line in the record file

@@ -18,11 +18,11 @@ import struct
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from rapidfuzz import fuzz
 
+from memcli.values import frozen
 from memcli.workspace import Kind
 
 SHINGLE = 3  # tokens per shingle
@@ -35,7 +35,7 @@ _SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
 
 
-@dataclass(frozen=True)
+@frozen
 class DuplicateGroup:
     paths: tuple[str, ...]  # sorted
     pairs: tuple[tuple[str, str, float], ...]  # (path, path, similarity) of the matches found
@@ -70,7 +70,7 @@ def _find(parent: list[int], i: int) -> int:
     return i
 
 
-@dataclass(frozen=True)
+@frozen
 class Doc:
     """One body as the grouping sees it: its length, digest and sketch (the text only on demand)."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from memcli import __version__
 from memcli.codekey import code_fingerprint
@@ -25,6 +25,7 @@ from memcli.gc.duplicates import DUPLICATE_KINDS, TokenHashes, normalise, sample
 from memcli.records.parse import ParsedRecord
 from memcli.store import RecordStore
 from memcli.store.cache import ScopeCache
+from memcli.values import frozen
 from memcli.workspace import Kind
 
 _FORMAT = 4
@@ -45,7 +46,7 @@ _REFERENCES = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class GcFacts:
     path: str
     ok: bool  # the file could be read as a record (its references count)

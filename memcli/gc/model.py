@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from memcli.values import frozen
 
 SCHEMA = "memcli.gc-report"
 VERSION = 1
@@ -25,7 +27,7 @@ TYPES: dict[str, str] = {
 TYPE_ORDER = {name: i for i, name in enumerate(TYPES)}
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     type: str  # a key of TYPES
     paths: tuple[str, ...]  # the records concerned, first = the one to act on
@@ -49,7 +51,7 @@ class Candidate:
         }
 
 
-@dataclass(frozen=True)
+@frozen
 class GcReport:
     now: dt.datetime
     records: int  # valid records checked

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.gc.model import Candidate
+from memcli.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class RecordUsage:
     invokes: int  # explicit invocations of the record in the measured window
     session_tokens: int  # session tokens in that window (the rate's denominator)

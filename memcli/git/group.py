@@ -17,8 +17,9 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from memcli.values import frozen
 
 # `read` fails at end of input: a memcli killed before it opened the gate never starts git
 _GATE = 'read -r go && exec "$@"'
@@ -47,7 +48,7 @@ def process_tag(pid: int) -> str | None:
     return f"{boot}:{fields[19]}" if len(fields) > 19 else None
 
 
-@dataclass(frozen=True)
+@frozen
 class Child:
     """A started process group (its leader's pid is the group id)."""
 

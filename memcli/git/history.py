@@ -5,15 +5,15 @@ and gc-report's code drift (memcli.gc.drift) judge missing paths with it."""
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli import git
+from memcli.values import frozen
 
 CHAIN = 50  # bound on following a chain of renames
 
 
-@dataclass(frozen=True)
+@frozen
 class History:
     renamed_to: dict[str, tuple[str, str, str]]  # old path → (new path, commit, date)
     deleted: dict[str, tuple[str, str]]  # path → (commit, date) of its last deletion

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli import onpath
@@ -27,6 +26,7 @@ from memcli.errors import EXIT_OK, ConfigError, UsageError
 from memcli.extract.ready import capture_line
 from memcli.plural import plural
 from memcli.skills import after
+from memcli.values import frozen
 from memcli.workspace import Workspace, find_root
 
 ABSENT = ".absent"  # suffix of a backup that stands for "the file did not exist"
@@ -38,7 +38,7 @@ def backup_dir() -> Path:
     return Path(base) / "memcli" / "backups"
 
 
-@dataclass(frozen=True)
+@frozen
 class Change:
     cf: ConfigFile
     old: str | None  # None: the file does not exist

@@ -13,12 +13,12 @@ matches no block well enough cites the whole chunk: a wider Source, never a wron
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.analysis.text import index_terms
 from memcli.imports.plan import Piece
 from memcli.staging import ExtractedItems
+from memcli.values import frozen
 
 FLOOR = 0.3  # the best block must hold this share of the item's words, else the whole chunk is cited
 EXTRA = 0.2  # another block joins when it adds this share of the item's words
@@ -27,7 +27,7 @@ CONTAINED = 0.6  # or when most of its own words are in the item and it adds any
 KINDS = tuple(ExtractedItems.model_fields)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Terms:
     piece: Piece
     own: frozenset[str]  # the block's words

@@ -20,9 +20,10 @@ from memcli.agents.documents.reader import read_text
 from memcli.extract.prepare import HUMAN, Chunk, Part, Prepared, chunk, estimate_tokens
 from memcli.secrets import redact
 from memcli.transcript.base import SessionReadError
+from memcli.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Piece:
     """One block to import: its lines, fingerprint, redacted text and the headings above it."""
 
@@ -33,7 +34,7 @@ class Piece:
     trail: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Work:
     """One chunk to send: the document, its scope, the chunk and the blocks in it."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memcli.extract.prepare import estimate_tokens
@@ -12,6 +11,7 @@ from memcli.extract.report import Counts, dropped_note
 from memcli.imports import prompt
 from memcli.imports.plan import Document, Plan, Work
 from memcli.plural import counted, plural
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.llm import CallUsage
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 _SHOWN = 100  # characters of a block shown in the dry run
 
 
-@dataclass(frozen=True)
+@frozen
 class Result:
     """What one chunk came to, added to the run's Tally."""
 

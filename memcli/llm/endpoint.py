@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from memcli.errors import ConfigError
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,7 +27,7 @@ MODEL_ENV = {"extract": "MEMCLI_EXTRACT_MODEL", "consolidation": "MEMCLI_CONSOLI
 OFF = "none"  # `memory.extract_model = "none"`: no model, not even the default agent
 
 
-@dataclass(frozen=True)
+@frozen
 class Choice:
     model: str
     default: bool = False  # no model was set: this is the agent memcli picked (say so once)
@@ -102,7 +102,7 @@ def default_agent(root: Path | None, role: Role, session_agent: str | None = Non
     return None
 
 
-@dataclass(frozen=True)
+@frozen
 class Endpoint:
     model: str
     api_base: str | None = None

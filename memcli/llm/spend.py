@@ -19,11 +19,11 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli.atomicio import durable_append
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.llm.usage import CallUsage
@@ -36,7 +36,7 @@ _BLOCK = 64 * 1024
 _SLACK = dt.timedelta(minutes=30)
 
 
-@dataclass(frozen=True)
+@frozen
 class Spend:
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -127,7 +127,7 @@ def today(ws: Workspace) -> Spend:
     return spent(ws.state_dir, day_start())
 
 
-@dataclass(frozen=True)
+@frozen
 class Cap:
     """One ceiling: `key` (memory.budget.run_tokens ...) allows `limit` of `unit`; `before` of it was
     spent before the run began (a day's cap), so the run may spend limit - before."""
@@ -153,7 +153,7 @@ def _amount(value: float, unit: str) -> str:
     return f"{int(value):,} tokens" if unit == "tokens" else f"${value:.4f}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Budget:
     """The ceilings one run stops at (none: it runs to its other bounds)."""
 

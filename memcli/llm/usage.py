@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from memcli.values import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class CallUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -20,14 +21,14 @@ class CallUsage:
                          self.completion_tokens + other.completion_tokens, cost, self.calls + other.calls)
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCallRequest:
     id: str
     name: str
     arguments: dict[str, Any] | str  # the raw string when the model sent malformed JSON
 
 
-@dataclass(frozen=True)
+@frozen
 class ChatTurn:
     content: str | None
     tool_calls: tuple[ToolCallRequest, ...]

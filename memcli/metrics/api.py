@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,11 @@ from memcli.metrics.figures import RecordMetrics, compute, total_tokens, workspa
 from memcli.metrics.scan import ScanSummary, refresh
 from memcli.metrics.state import State, load_state
 from memcli.sessions import discover
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@frozen
 class Metrics:
     """Per-record usage over the counted sessions; keys are workspace paths of existing records."""
 

@@ -25,6 +25,7 @@ from memcli.agents.documents import is_document_id
 from memcli.metrics.api import Metrics, load_metrics
 from memcli.metrics.figures import RecordInfo, workspace_records
 from memcli.recordtext import read_file
+from memcli.values import frozen
 from memcli.workspace import Kind, Workspace
 
 SourceKey = tuple[str, int, int]
@@ -37,7 +38,7 @@ _STOP = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class TopicItem:
     title: str
     origin: str  # "staging:<id>" or a record path

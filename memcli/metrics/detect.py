@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.transcript.model import Entry, ToolCall
+from memcli.values import frozen
 
 READ = "read"  # a read tool or memory tool opened the file
 SHELL = "shell"  # a shell command printed the file
@@ -65,7 +65,7 @@ _SLUG_ONLY = re.compile(_SLUG + r"$")
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 
 
-@dataclass(frozen=True)
+@frozen
 class Hit:
     """One invoke found in an entry: `target` is a workspace path (read/shell) or a slug (mention)."""
 

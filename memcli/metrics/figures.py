@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from memcli.metrics.state import State
 from memcli.records import parse_record
+from memcli.values import frozen
 from memcli.workspace import Kind, Workspace, locate
 
 # `#slug` names a knowledge record first: that is what users invoke by hand.
@@ -22,7 +23,7 @@ _SLUG_PRIORITY = (Kind.KNOWLEDGE, Kind.WORKFLOW, Kind.DECISION, Kind.REQUEST)
 _MAX_HOPS = 20
 
 
-@dataclass(frozen=True)
+@frozen
 class InvokeSource:
     """Where an invoke happened: one entry of one session (a Source of range [index, index])."""
 
@@ -36,7 +37,7 @@ class InvokeSource:
         return (self.session_id, self.index, self.index)
 
 
-@dataclass(frozen=True)
+@frozen
 class RecordInfo:
     path: str
     kind: Kind

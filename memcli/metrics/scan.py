@@ -16,7 +16,6 @@ import datetime as dt
 import hashlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.metrics.detect import entry_invokes
@@ -25,11 +24,12 @@ from memcli.sessions import read_entries
 from memcli.transcript.base import SessionReadError, wal_stat
 from memcli.transcript.model import Entry, SessionInfo
 from memcli.transcript.resume import Position
+from memcli.values import frozen
 
 _HEAD_BYTES = 4096
 
 
-@dataclass(frozen=True)
+@frozen
 class ScanSummary:
     sessions: int  # discovered
     scanned: int  # read this run (new, grown or rewritten)

@@ -11,13 +11,14 @@ What the field says; whether it still holds is memcli.anchors' business (it asks
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from memcli.values import frozen
 
 FIELD = "anchors"
 
 
-@dataclass(frozen=True)
+@frozen
 class Anchor:
     path: str
     symbol: str | None = None

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.records.parse import ParsedRecord
@@ -18,7 +19,7 @@ def needles_in(data: bytes | None) -> tuple[bytes, ...]:
     return tuple(n for n in NEEDLES if n in data) if data is not None else ()
 
 
-@dataclass(frozen=True)
+@frozen
 class RecordFacts:
     """What the whole-workspace reference rules need from one record (small enough to cache)."""
 

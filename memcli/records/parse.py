@@ -17,6 +17,7 @@ from memcli.records.fields import FIELD_ALIASES, FIELDS, plainly_valid
 from memcli.recordtext import OVERSIZED
 from memcli.recordtext import decode as _decode
 from memcli.recordtext import split as _split
+from memcli.values import frozen
 from memcli.workspace import Kind
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def loader_class() -> type:
     return _Loader
 
 
-@dataclass(frozen=True)
+@frozen
 class FieldIssue:
     field: str  # top-level frontmatter key
     problem: str  # "missing" | "invalid" | "unknown" | "deprecated" | "conflict"

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from pathlib import Path
 from typing import Any
 
 from memcli.anchors import AnchorChecker, stale_anchors
 from memcli.records.anchors import Anchor
+from memcli.values import frozen
 
 # Snippet highlight markers: plain characters that survive JSON and terminals, rare in records.
 MARK_OPEN = "«"
 MARK_CLOSE = "»"
 
 
-@dataclass(frozen=True)
+@frozen
 class SearchHit:
     slug: str
     path: str  # workspace-relative POSIX path

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from memcli.analysis.text import Group, highlight_matchers, normalize, query_groups, query_phrases
 from memcli.search.spelling import words as spelling_words
+from memcli.values import frozen
 
 _NON_SLUG = re.compile(r"[^\w]+")
 
 
-@dataclass(frozen=True)
+@frozen
 class Query:
     text: str
     groups: tuple[Group, ...]

@@ -9,13 +9,12 @@ accepted one comes back analysed (memcli.search.parsed.Query), for `answer` to s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memcli.errors import UsageError
 from memcli.search.hit import SearchHit, with_anchor_marks
 from memcli.search.index import SearchIndex
 from memcli.search.parsed import Query
 from memcli.search.semantic import Embedder, VectorStats
+from memcli.values import frozen
 from memcli.workspace import Kind, Workspace
 
 TYPES = tuple(k.value for k in Kind)
@@ -24,7 +23,7 @@ STATUSES = ("open", "resolved", "replaced")
 EXAMPLE = "e.g. 'sqlite backup' or 'デプロイ 手順'"
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     hits: list[SearchHit]
     broken: int  # files in the index that are not valid records (indexed by their text)

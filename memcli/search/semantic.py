@@ -28,6 +28,7 @@ from memcli.config import SearchConfig
 from memcli.llm.errors import LLMError
 from memcli.search.expand import candidate_paths
 from memcli.store import RecordStore, store_path
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from memcli.llm.endpoint import Endpoint
 
 
-@dataclass(frozen=True)
+@frozen
 class Embedder:
     model: str
     api_base: str | None = None

@@ -26,12 +26,12 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from memcli.secrets.gitleaks import ALLOW_REGEXES, RULES, STOPWORDS
+from memcli.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class SecretMatch:
     kind: str
     start: int  # span of the secret value itself (what gets redacted)
@@ -41,7 +41,7 @@ class SecretMatch:
         return text.count("\n", 0, self.start) + 1
 
 
-@dataclass(frozen=True)
+@frozen
 class _Pattern:
     kind: str
     source: str  # compiled on first use: most runs (one record on the commit path) need few

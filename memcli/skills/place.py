@@ -10,19 +10,19 @@ with them wired every skill is written there once. A record only some readers of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli.agents import edit, registry
 from memcli.errors import UsageError
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.agents.parts import SkillDialect
     from memcli.skills.sources import Source
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """An agent skills are written for."""
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.recordtext import one_line, read_file
 from memcli.skills.check import description_problem
 from memcli.slug import is_valid_slug
+from memcli.values import frozen
 from memcli.workspace import KIND_DIRS, Kind
 
 FOLDERS = (KIND_DIRS[Kind.KNOWLEDGE], KIND_DIRS[Kind.WORKFLOW])
 
 
-@dataclass(frozen=True)
+@frozen
 class Source:
     """A record as a skill: its name (the slug), one-line description, body and invocation."""
 
@@ -35,7 +35,7 @@ class Source:
     requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Unfit:
     path: str
     why: str

@@ -13,10 +13,10 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.atomicio import make_dirs, new_file_mode
+from memcli.values import frozen
 from memcli.workspace import Workspace
 
 SCHEMA_VERSION = 10  # the search tokenizer's version is kept apart: see postings.py
@@ -58,7 +58,7 @@ CREATE VIRTUAL TABLE fts USING fts5(slug, description, body,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """
 
-@dataclass(frozen=True)
+@frozen
 class RefreshStats:
     added: int = 0
     updated: int = 0

@@ -3,15 +3,16 @@ the calls it refused (a poisoning attempt stopped, a path outside the records), 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any, Literal
 
 from memcli.tools.phase import Phase
+from memcli.values import frozen
 
 JournalOp = Literal["create", "replace", "edit", "delete"]
 
 
-@dataclass(frozen=True)
+@frozen
 class JournalEntry:
     op: JournalOp
     path: str
@@ -32,7 +33,7 @@ class JournalEntry:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@frozen
 class Refusal:
     """One refused tool call: a rule the tools enforce (`refused`: lint, trust, policy) or a target
     that is not a record of the workspace (`path`)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from memcli.provenance import UNTRUSTED_ROLES, carried, instruction_sentences, repeats_untrusted
@@ -23,6 +22,7 @@ from memcli.recordtext import read_file
 from memcli.tools.phase import Phase
 from memcli.tools.result import Violation
 from memcli.tools.schemas import CATEGORIES
+from memcli.values import frozen
 from memcli.workspace import Kind, locate
 
 SourceKey = tuple[str, int, int]
@@ -160,7 +160,7 @@ def check_new_knowledge(
     ]
 
 
-@dataclass(frozen=True)
+@frozen
 class Protection:
     """Usage-based protection: `rates` maps a slug or a path to explicit invokes per million tokens."""
 

@@ -12,14 +12,15 @@ caller reads it raw in `data`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from memcli.fence import fence
 from memcli.lint import Finding
+from memcli.values import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Violation:
     code: str
     message: str  # says what to do
@@ -47,7 +48,7 @@ class Violation:
         return data
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolResult:
     ok: bool
     message: str

@@ -9,24 +9,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memcli.values import frozen
+
 Role = Literal["user", "assistant", "tool", "system"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolCall:
     name: str
     arguments: dict[str, Any] | str  # parsed JSON when the agent logged JSON (Codex logs a string)
     call_id: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ToolResult:
     content: str
     call_id: str | None = None
     is_error: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One line (record) of a transcript. `index` is the 0-based line number in its file, so a
     Source `{session_id, range: [a, b]}` names lines a..b of one file forever (agents append)."""
@@ -55,7 +57,7 @@ class Entry:
         return (self.index, self.index if self.end is None else self.end)
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionInfo:
     agent: str  # the agent's name in memcli/agents/registry.py ("claude-code", "gemini-cli", ...)
     session_id: str

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memcli.transcript.model import ReadStats
+from memcli.values import frozen
 
 CHECK_BYTES = 256
 
@@ -30,7 +30,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-@dataclass(frozen=True)
+@frozen
 class Position:
     """Resume point: byte `offset` at the start of 0-based line `line`, and the read so far."""
 

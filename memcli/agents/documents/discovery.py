@@ -29,7 +29,6 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -41,6 +40,7 @@ from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import info_of
 from memcli.agents.gemini_cli import discovery as gemini_cli
 from memcli.agents.parts import configured
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.config import SessionsConfig
@@ -53,7 +53,7 @@ _PRUNED = {"node_modules", "__pycache__", "venv", "dist", "build", "target", "ve
 _MAX_WALK = 200_000  # files looked at in a folder that is no git repository
 
 
-@dataclass(frozen=True)
+@frozen
 class Found:
     kind: str
     path: Path

@@ -10,16 +10,16 @@ one line each, so `memcli import --dry-run` shows it. Where each kind lives: dis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memcli.agents.documents.markdown import Block, Parsed
+from memcli.values import frozen
 
 USER, AGENT = "user", "agent"  # who writes the files of a kind
 
 
-@dataclass(frozen=True)
+@frozen
 class Kind:
     name: str
     title: str
@@ -65,14 +65,14 @@ _CLINE = {"projectbrief.md": "foundation: core requirements and goals",
           "progress.md": "what works, what is left, known issues"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Selection:
     scope: str  # said with every block to the model ("" for none)
     blocks: tuple[Block, ...]
     left_out: tuple[str, ...] = ()  # what was deliberately not imported, one line each
 
 
-@dataclass(frozen=True)
+@frozen
 class Where:
     """The file being selected from: its path relative to its base folder, and the workspace."""
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.atomicio import AppendLog
+from memcli.values import frozen
 
 LEDGER = "import-ledger.jsonl"
 
@@ -35,7 +35,7 @@ def fingerprint(kind: str, scope: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\0{scope}\0{folded}".encode()).hexdigest()[:16]
 
 
-@dataclass(frozen=True)
+@frozen
 class Chunk:
     """One chunk's record: what was imported from which lines, and where its items went."""
 

@@ -11,11 +11,11 @@ is its own block, and its fields are returned parsed (a rule file's scope lives 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from memcli import plainyaml
+from memcli.values import frozen
 
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*)$")
 _CONTAINERS = {"bullet_list_open", "ordered_list_open"}
@@ -26,7 +26,7 @@ _KIND = {"heading_open": "heading", "paragraph_open": "paragraph", "table_open":
          "hr": "rule"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Block:
     start: int  # first line, 1-based
     end: int  # last line, inclusive
@@ -36,7 +36,7 @@ class Block:
     trail: tuple[str, ...] = ()  # the headings this block sits under, outermost first
 
 
-@dataclass(frozen=True)
+@frozen
 class Parsed:
     meta: dict[str, Any]  # the frontmatter's fields ({} without one, or when it is not a YAML mapping)
     blocks: tuple[Block, ...]

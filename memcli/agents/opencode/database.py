@@ -26,19 +26,19 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from memcli.transcript.base import SessionReadError
+from memcli.values import frozen
 
 MAGIC = b"SQLite format 3\x00"
 TABLES = {"session", "message", "part"}
 BUSY_MS = 5000  # OpenCode writes in short transactions; a reader waits for one to finish
 
 
-@dataclass(frozen=True)
+@frozen
 class Session:
     id: str
     directory: str
@@ -49,7 +49,7 @@ class Session:
     updated: int | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Part:
     id: str
     message_id: str

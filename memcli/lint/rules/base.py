@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from memcli.config import LintConfig
 from memcli.lint.finding import Finding, Severity
 from memcli.lint.snapshot import Snapshot
+from memcli.values import frozen
 
 if TYPE_CHECKING:
     from memcli.records.parse import ParsedRecord
@@ -24,7 +24,7 @@ class Scope(enum.StrEnum):
 Op = Literal["create", "write", "edit", "delete"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Change:
     """A write proposed on the tool path: `content` None means delete."""
 
@@ -41,7 +41,7 @@ class Change:
     vouched: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Context:
     snapshot: Snapshot
     targets: frozenset[str] | None  # None: the whole workspace
