@@ -29,21 +29,43 @@ import re
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from operator import itemgetter
 
 from memcli.analysis.cjk import CJK_CHARS, bigrams, pieces, query_terms
 from memcli.analysis.irregular import BASE, CODE_FAMILIES
+from memcli.values import frozen
 
 # Bump when the terms produced for a text change: the index is rebuilt on a version mismatch.
 TOKENIZER_VERSION = 4
 
 _W = rf"[^\W_{CJK_CHARS}]"
-_TOKEN = re.compile(rf"([{CJK_CHARS}]+)|({_W}+(?:[._/\-]+{_W}+)*)")
-_PART = re.compile(rf"{_W}+")
+TOKEN = rf"([{CJK_CHARS}]+)|({_W}+(?:[._/\-]+{_W}+)*)"  # a CJK run, or a Latin chunk
+PART = rf"{_W}+"  # a word of a chunk
+# The same two on ASCII text, where no CJK run can match (group 1 is then always empty) and a word
+# character that is not "_" is a letter or a digit. Compiling the CJK-aware patterns costs ~5 ms
+# (sre fills the class's 48 000 characters one by one, four times), at every start of a command
+# that reads a query: they are compiled only for the first text that is not ASCII.
+_ASCII_TOKEN = re.compile(r"()([A-Za-z0-9]+(?:[._/\-]+[A-Za-z0-9]+)*)")
+_ASCII_PART = re.compile(r"[A-Za-z0-9]+")
 _HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")  # camelCase: a capital after a small letter
 MAX_QUERY_TERMS = 64
+
+
+@lru_cache(maxsize=1)
+def _unicode() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(TOKEN), re.compile(PART)
+
+
+def _token(text: str) -> re.Pattern[str]:
+    """TOKEN, compiled, for `text`."""
+    return _ASCII_TOKEN if text.isascii() else _unicode()[0]
+
+
+def _part(text: str) -> re.Pattern[str]:
+    """PART, compiled, for `text`."""
+    return _ASCII_PART if text.isascii() else _unicode()[1]
 
 # Common English function words: they match almost every record and only add noise to BM25.
 STOPWORDS = frozenset(
@@ -119,7 +141,7 @@ def _english_alone():  # -> snowballstemmer's EnglishStemmer class, or None wher
     return EnglishStemmer
 
 
-@dataclass(frozen=True)
+@frozen
 class Group:
     """One query word as searched. `terms`: one term, a CJK bigram phrase or a lone CJK character
     (a prefix, see is_prefix); `alternatives`: other index terms of the same word (went, gone, goe
@@ -198,7 +220,7 @@ def alternatives(word: str) -> tuple[str, ...]:
 
 def word_parts(text: str) -> list[str]:
     """The words of `text` as written, split at `_ . / -` and camelCase humps (CJK runs left out)."""
-    return [p for piece in _PART.findall(text) for p in _HUMP.split(piece)]
+    return [p for piece in _part(text).findall(text) for p in _HUMP.split(piece)]
 
 
 @lru_cache(maxsize=200_000)
@@ -242,7 +264,7 @@ def nfkc(text: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def _piece(found: tuple[str, str]) -> tuple[str, str]:
-    """(terms, spelling words) of one `_TOKEN` match (a CJK run or a Latin chunk), space-joined."""
+    """(terms, spelling words) of one TOKEN match (a CJK run or a Latin chunk), space-joined."""
     cjk, chunk = found
     if cjk:
         return " ".join(bigrams(cjk)), ""
@@ -251,14 +273,16 @@ def _piece(found: tuple[str, str]) -> tuple[str, str]:
 
 def index_terms(text: str) -> str:
     """The space-separated terms stored in the FTS table for `text`."""
-    return " ".join(filter(None, map(itemgetter(0), map(_piece, _TOKEN.findall(nfkc(text))))))
+    text = nfkc(text)
+    return " ".join(filter(None, map(itemgetter(0), map(_piece, _token(text).findall(text)))))
 
 
 def terms_and_words(text: str) -> tuple[str, str]:
     """`index_terms(text)` and `spelling.words(text)`, from one pass over the text (every word part
     lies in one chunk, so the chunks' words in order are the text's). Indexing a workspace runs
     this over every record: the per-match work is cached and the joins run in C."""
-    pieces = list(map(_piece, _TOKEN.findall(nfkc(text))))
+    text = nfkc(text)
+    pieces = list(map(_piece, _token(text).findall(text)))
     return (" ".join(filter(None, map(itemgetter(0), pieces))),
             " ".join(filter(None, map(itemgetter(1), pieces))))
 
@@ -273,13 +297,13 @@ def query_groups(query: str) -> list[Group]:
     """
     text = nfkc(query)
     groups: dict[tuple[str, ...], Group] = {}
-    for match in _TOKEN.finditer(text):
+    for match in _token(text).finditer(text):
         cjk, chunk = match.groups()
         if cjk:
             found = [Group(tuple(g)) for g in query_terms(cjk)]
         else:
             contraction = text.startswith(("'", "’"), match.end())
-            alts = alternatives(chunk) if _PART.fullmatch(chunk) and not contraction else ()
+            alts = alternatives(chunk) if _part(chunk).fullmatch(chunk) and not contraction else ()
             found = [Group((t,), alts, word) for t, word in _typed_terms(chunk)]
         for group in found:
             known = groups.get(group.terms)
@@ -288,7 +312,7 @@ def query_groups(query: str) -> list[Group]:
         if len(groups) >= MAX_QUERY_TERMS:
             break
     if not groups:  # only stopwords: search them as they are
-        chunks = [chunk for _, chunk in _TOKEN.findall(text)]
+        chunks = [chunk for _, chunk in _token(text).findall(text)]
         words = dict.fromkeys(w.casefold() for chunk in chunks for w in word_parts(chunk))
         return [Group((w,), (), w) for w in list(words)[:MAX_QUERY_TERMS]]
     return list(groups.values())[:MAX_QUERY_TERMS]
@@ -297,18 +321,19 @@ def query_groups(query: str) -> list[Group]:
 def query_phrases(query: str) -> list[list[str]]:
     """The query's CJK runs of 3+ characters as bigram phrases: a record holding a whole run ranks
     above records that only hold its pieces."""
-    return [bigrams(cjk) for cjk, _ in _TOKEN.findall(nfkc(query)) if len(cjk) >= 3]
+    text = nfkc(query)
+    return [bigrams(cjk) for cjk, _ in _token(text).findall(text) if len(cjk) >= 3]
 
 
 def is_prefix(terms: Sequence[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
-    return len(terms) == 1 and len(terms[0]) == 1 and bool((m := _TOKEN.match(terms[0])) and m.group(1))
+    return len(terms) == 1 and len(terms[0]) == 1 and bool((m := _token(terms[0]).match(terms[0])) and m.group(1))
 
 
 def fts_query(groups: Sequence[Group]) -> str:
     """An FTS5 MATCH expression: the groups OR-ed, each quoted, so no user text is FTS syntax.
 
-    Terms contain only letters, digits and "_" (see _TOKEN), so quoting cannot be escaped. A single
+    Terms contain only letters, digits and "_" (see TOKEN), so quoting cannot be escaped. A single
     CJK character is a prefix query on the bigrams (一 finds 一つ); a group's alternatives are
     OR-ed with its term.
     """
@@ -327,7 +352,8 @@ def highlight_matchers(query: str) -> tuple[set[str], list[str]]:
     substrings (the whole run first, so it is marked as one span where it occurs)."""
     terms: set[str] = set()
     runs: list[str] = []
-    for cjk, chunk in _TOKEN.findall(nfkc(query)):
+    text = nfkc(query)
+    for cjk, chunk in _token(text).findall(text):
         if cjk:
             runs += [cjk, *(p for p in pieces(cjk) if len(p) >= 2)]
         else:
