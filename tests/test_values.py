@@ -188,3 +188,12 @@ def test_pydantic_validates_a_value_class_as_a_dataclass() -> None:
     assert TypeAdapter(Point).validate_python({"x": "3", "tags": ["a"]}) == Point(3, tags=("a",))
     with pytest.raises(ValidationError):
         TypeAdapter(Point).validate_python({"x": "three"})
+
+
+def test_the_package_makes_its_frozen_classes_with_frozen() -> None:
+    """The convention that keeps start-up cheap: a new frozen class is `@frozen`, not a dataclass."""
+    from pathlib import Path
+
+    written = [str(p) for p in Path(memcli.__file__).parent.rglob("*.py")
+               if "@dataclass(frozen=True)\n" in p.read_text(encoding="utf-8")]
+    assert written == []
