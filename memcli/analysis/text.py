@@ -237,6 +237,19 @@ def chunk_terms(chunk: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=200_000)
+def initials(chunk: str) -> frozenset[str]:
+    """The letters a term of `chunk_terms(chunk)` can start with, without stemming anything: each
+    part's first letter, case-folded, and the base's of a plain word in the word-form table (ate:
+    e). A Snowball stem keeps its word's first letter (its steps change the word's end only;
+    tests/analysis/test_initials.py checks it on every word of memcli's own sources and docs)."""
+    parts = word_parts(chunk)
+    found = {p[0].casefold() for p in parts}
+    if len(parts) == 1 and (base := BASE.get(parts[0].casefold())):
+        found.add(base[0])
+    return frozenset(found)
+
+
+@lru_cache(maxsize=200_000)
 def chunk_words(chunk: str) -> tuple[str, ...]:
     """The words of one Latin chunk as the spelling signal keeps them (memcli.search.spelling.words:
     split like word_parts, case-folded, stopwords dropped)."""
@@ -327,7 +340,10 @@ def query_phrases(query: str) -> list[list[str]]:
 
 def is_prefix(terms: Sequence[str]) -> bool:
     """A lone CJK character: searched as the prefix of the bigrams (一 finds 一つ)."""
-    return len(terms) == 1 and len(terms[0]) == 1 and bool((m := _token(terms[0]).match(terms[0])) and m.group(1))
+    if len(terms) != 1 or len(terms[0]) != 1:
+        return False
+    found = _token(terms[0]).match(terms[0])
+    return bool(found and found.group(1))
 
 
 def fts_query(groups: Sequence[Group]) -> str:

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from memcli.analysis.text import chunk_terms
+from memcli.analysis.text import chunk_terms, initials
 from memcli.search.hit import MARK_CLOSE, MARK_OPEN
 
 if TYPE_CHECKING:
@@ -24,8 +24,12 @@ def _spans(text: str, query: Query) -> list[tuple[int, int]]:
     folded = nfkc.casefold() if len(nfkc.casefold()) == len(nfkc) else nfkc
     spans: list[tuple[int, int]] = []
     if terms:
+        first = frozenset(t[0] for t in terms)  # a word none of whose terms can start so is not stemmed
         for m in _WORD.finditer(nfkc):
-            if m.group().isascii() and terms.intersection(chunk_terms(m.group())):
+            word = m.group()
+            if not word.isascii() or first.isdisjoint(initials(word)):
+                continue
+            if terms.intersection(chunk_terms(word)):
                 spans.append(m.span())
     for run in runs:
         for m in re.finditer(re.escape(run), folded):
