@@ -32,7 +32,7 @@ _FORMAT = 4
 LEGACY_FILE = "gc-facts.marshal"  # where versions before the record store kept the facts
 # Code whose change can change a record's facts.
 _CODE = ("gc", "records", "anchors.py", "context", "tokens.py", "workspace.py", "slug.py", "secrets.py",
-         "__init__.py")
+         "values.py", "__init__.py")
 
 _SLUG = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 # The ways one record names another knowledge record in text (frontmatter included).

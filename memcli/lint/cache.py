@@ -25,7 +25,7 @@ _FORMAT = 4
 LEGACY_FILE = "lint-cache.marshal"  # where versions before the record store kept the results
 # Code whose change can change a verdict.
 _CODE = ("lint", "records", "recordtext.py", "plainyaml.py", "anchors.py", "secrets", "provenance.py",
-         "tokens.py", "skills", "slug.py", "workspace.py", "config.py", "lazy.py", "__init__.py")
+         "tokens.py", "skills", "slug.py", "workspace.py", "config.py", "lazy.py", "values.py", "__init__.py")
 
 
 def fingerprint(config: LintConfig) -> str:
