@@ -14,7 +14,8 @@ defaults and default factories, `field(init=False)` fields set from their defaul
 called, `compare`/`hash`/`repr` per field honoured, equal only to an instance of the same class,
 hashed on the compared fields, every assignment and deletion refused with FrozenInstanceError, a
 method the class writes itself kept. Not taken: InitVar and keyword-only fields (nothing here uses
-them), which raise TypeError when the class is made. tests/test_values.py holds every class in the
+them), which raise TypeError when the class is made, and the repr's guard against a value that holds
+itself (which a frozen value of memcli's cannot come to do). tests/test_values.py holds every class in the
 package against the same class made by `dataclass(frozen=True)`.
 """
 
