@@ -328,7 +328,7 @@ def _one(w: Work, gateway: Gateway | ModelName, ledger: Ledger, staging_dir: Pat
     except chunks.ChunkFailed as failed:
         return Result(w, failed.status, usage=failed.usage, error=str(failed))
     # junk is refused here, before the empty check: an answer of junk alone stages nothing
-    items, dropped = sifted(_redacted(answer))
+    items, dropped = sifted(redacted_items(answer))
     with gate.writing() as allowed:
         if not allowed:  # answered after Ctrl-C: not recorded, so the next run asks again
             return Result(w, "skipped")
@@ -358,7 +358,7 @@ def _empty(items: ExtractedItems) -> bool:
     return not (items.decisions or items.discussions or items.attempts or items.requests)
 
 
-def _redacted(items: ExtractedItems) -> ExtractedItems:
+def redacted_items(items: ExtractedItems) -> ExtractedItems:
     """The model saw only redacted text, but may still echo something secret-shaped: staging
     feeds records that are committed, so its strings are redacted too."""
     data = items.model_dump()

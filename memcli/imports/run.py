@@ -20,7 +20,7 @@ from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
 from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
-from memcli.extract.run import _redacted  # the model's strings, redacted as extract's are
+from memcli.extract.run import redacted_items  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
 from memcli.imports.plan import Plan, Work, plan
 from memcli.imports.report import Result, Tally, print_dry_run, print_summary
@@ -160,7 +160,7 @@ def _one(w: Work, gateway: Gateway, ledger: Ledger, staging_dir: Path, gate: poo
                                   max_tokens=prompt.answer_tokens(gateway.context_tokens))
     except chunks.ChunkFailed as failed:
         return Result(w, failed.status, usage=failed.usage, error=str(failed))
-    items, dropped = sifted(_redacted(items))
+    items, dropped = sifted(redacted_items(items))
     files = _staging(w, items, usage, gateway.model, messages[-1]["content"])
     blocks = [(p.start, p.end, p.fp) for p in w.pieces]
     with gate.writing() as allowed:
