@@ -35,10 +35,11 @@ _SPEC = "__value_spec__"
 class _Spec:
     """One class's fields as its methods read them."""
 
-    __slots__ = ("hashed", "key", "later", "names", "post", "shown", "slots")
+    __slots__ = ("all", "hashed", "key", "later", "names", "post", "shown", "slots")
 
     def __init__(self, cls: Any) -> None:
         fields = dataclasses.fields(cls)
+        self.all = frozenset(f.name for f in fields)
         self.names = tuple(f.name for f in fields if f.init)
         # an init field's default or factory (MISSING: required), by name
         self.slots = {f.name: (f.default, f.default_factory) for f in fields if f.init}
@@ -168,6 +169,5 @@ def frozen(cls: type[T]) -> type[T]:
             setattr(made, name, method)
     if not explicit_hash:
         made.__hash__ = _hash  # type: ignore[method-assign]
-    names = frozenset(f.name for f in dataclasses.fields(made))  # type: ignore[arg-type]
-    made.__setattr__, made.__delattr__ = _frozen(made, names)  # type: ignore[method-assign]
+    made.__setattr__, made.__delattr__ = _frozen(made, spec.all)  # type: ignore[method-assign]
     return made
