@@ -285,18 +285,27 @@ def _piece(found: tuple[str, str]) -> tuple[str, str]:
     return " ".join(chunk_terms(chunk)), " ".join(chunk_words(chunk))
 
 
+@lru_cache(maxsize=200_000)
+def _spaced(piece: str) -> tuple[str, str]:
+    """(terms, spelling words) of one whitespace-separated piece of text, space-joined: the pieces'
+    in order are the text's, since no TOKEN match holds whitespace (a word, an identifier's
+    separators and a CJK run never do). Cached: the same pieces ("latency," "`max_retries`") come
+    back in every record, so most of a text is never matched against TOKEN at all."""
+    pieces = list(map(_piece, _token(piece).findall(piece)))
+    return (" ".join(filter(None, map(itemgetter(0), pieces))),
+            " ".join(filter(None, map(itemgetter(1), pieces))))
+
+
 def index_terms(text: str) -> str:
     """The space-separated terms stored in the FTS table for `text`."""
-    text = nfkc(text)
-    return " ".join(filter(None, map(itemgetter(0), map(_piece, _token(text).findall(text)))))
+    return " ".join(filter(None, map(itemgetter(0), map(_spaced, nfkc(text).split()))))
 
 
 def terms_and_words(text: str) -> tuple[str, str]:
     """`index_terms(text)` and `spelling.words(text)`, from one pass over the text (every word part
     lies in one chunk, so the chunks' words in order are the text's). Indexing a workspace runs
-    this over every record: the per-match work is cached and the joins run in C."""
-    text = nfkc(text)
-    pieces = list(map(_piece, _token(text).findall(text)))
+    this over every record: the per-piece work is cached and the joins run in C."""
+    pieces = list(map(_spaced, nfkc(text).split()))
     return (" ".join(filter(None, map(itemgetter(0), pieces))),
             " ".join(filter(None, map(itemgetter(1), pieces))))
 

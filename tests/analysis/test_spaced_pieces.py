@@ -1,0 +1,52 @@
+"""Indexing reads a text as its whitespace-separated pieces, each tokenized once and cached: the
+terms and spelling words are exactly those of matching TOKEN over the whole text, whatever the
+whitespace (tabs, no-break and ideographic spaces, line and paragraph separators, control
+separators) and wherever it falls (inside an identifier, between CJK characters, around
+punctuation)."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from operator import itemgetter
+
+from memcli.analysis import text
+
+WHITESPACE = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+ALPHABET = ("aZq9_._/--'`\"()[]:,!?#ßİﬁＡ％ＴＳ、。・゛ー日本語設定한국어データベース"
+            "maxRetries os.path v1.2 LEDs don't " + WHITESPACE)
+
+
+def _whole(sample: str) -> tuple[str, str]:
+    """The terms and words as TOKEN finds them over the whole text (what indexing did before)."""
+    sample = text.nfkc(sample)
+    pieces = [text._piece(m) for m in re.compile(text.TOKEN).findall(sample)]
+    return (" ".join(filter(None, map(itemgetter(0), pieces))),
+            " ".join(filter(None, map(itemgetter(1), pieces))))
+
+
+def _samples(n: int) -> list[str]:
+    rng = random.Random(40)
+    return ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(n)]
+
+
+def test_whitespace_characters_are_never_part_of_a_token() -> None:
+    token = re.compile(text.TOKEN)
+    assert len(WHITESPACE) > 20  # tab, newline, \x1c-\x1f, \x85, U+2028, U+3000 ...
+    for space in WHITESPACE:
+        assert all(space not in found for groups in token.findall(f"a{space}b 日{space}本")
+                   for found in groups), hex(ord(space))
+
+
+def test_terms_and_words_by_piece_are_those_of_the_whole_text() -> None:
+    for sample in [*_samples(4000), "max_retries,\u2028os.path.join\u3000日本語の設定\xa0LEDs\x1cdon't"]:
+        assert text.terms_and_words(sample) == _whole(sample), ascii(sample)
+        assert text.index_terms(sample) == _whole(sample)[0], ascii(sample)
+
+
+def test_a_repeated_piece_is_tokenized_once() -> None:
+    text._spaced.cache_clear()
+    text.terms_and_words("latency, latency, latency, `max_retries`")
+    info = text._spaced.cache_info()
+    assert (info.misses, info.hits) == (2, 2)
