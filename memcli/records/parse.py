@@ -144,6 +144,9 @@ def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]
 
     from memcli.records import fastyaml
 
+    plain = fastyaml.read_plain(front)
+    if plain is not None:
+        return plain[0], plain[1], None, None
     refused = refusal(front)
     if refused is not None:  # never composed: an alias bomb or 100 000 `[` cost their size only
         return None, {}, refused.message, refused.line + 1
