@@ -285,29 +285,50 @@ def _piece(found: tuple[str, str]) -> tuple[str, str]:
     return " ".join(chunk_terms(chunk)), " ".join(chunk_words(chunk))
 
 
-@lru_cache(maxsize=200_000)
-def _spaced(piece: str) -> tuple[str, str]:
-    """(terms, spelling words) of one whitespace-separated piece of text, space-joined: the pieces'
-    in order are the text's, since no TOKEN match holds whitespace (a word, an identifier's
-    separators and a CJK run never do). Cached: the same pieces ("latency," "`max_retries`") come
-    back in every record, so most of a text is never matched against TOKEN at all."""
-    pieces = list(map(_piece, _token(piece).findall(piece)))
-    return (" ".join(filter(None, map(itemgetter(0), pieces))),
-            " ".join(filter(None, map(itemgetter(1), pieces))))
+# The terms and the spelling words of each whitespace-separated piece of text seen, space-joined
+# ("" for none): indexing reads a text as its pieces, since no TOKEN match holds whitespace (a word,
+# an identifier's separators and a CJK run never do), so the pieces' terms in order are the text's.
+# The same pieces ("latency," "`max_retries`") come back in every record: most of a text is never
+# matched against TOKEN at all, and the lookups and joins run in C. Entries are only ever added
+# (a piece's words before its terms), up to _PIECES_MAX; after that new pieces are not kept.
+_TERMS: dict[str, str] = {}
+_WORDS: dict[str, str] = {}
+_PIECES_MAX = 100_000
+
+
+def _made(pieces: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Terms and words holding every one of `pieces`: the kept ones, or, once they are full, this
+    text's own."""
+    terms, words = (_TERMS, _WORDS) if len(_TERMS) < _PIECES_MAX else ({}, {})
+    for piece in pieces:
+        if piece not in terms:
+            found = list(map(_piece, _token(piece).findall(piece)))
+            words[piece] = " ".join(filter(None, map(itemgetter(1), found)))
+            terms[piece] = " ".join(filter(None, map(itemgetter(0), found)))
+    return terms, words
 
 
 def index_terms(text: str) -> str:
     """The space-separated terms stored in the FTS table for `text`."""
-    return " ".join(filter(None, map(itemgetter(0), map(_spaced, nfkc(text).split()))))
+    pieces = nfkc(text).split()
+    try:
+        return " ".join(filter(None, map(_TERMS.__getitem__, pieces)))
+    except KeyError:  # a piece not seen before
+        return " ".join(filter(None, map(_made(pieces)[0].__getitem__, pieces)))
 
 
 def terms_and_words(text: str) -> tuple[str, str]:
     """`index_terms(text)` and `spelling.words(text)`, from one pass over the text (every word part
     lies in one chunk, so the chunks' words in order are the text's). Indexing a workspace runs
-    this over every record: the per-piece work is cached and the joins run in C."""
-    pieces = list(map(_spaced, nfkc(text).split()))
-    return (" ".join(filter(None, map(itemgetter(0), pieces))),
-            " ".join(filter(None, map(itemgetter(1), pieces))))
+    this over every record."""
+    pieces = nfkc(text).split()
+    try:
+        return (" ".join(filter(None, map(_TERMS.__getitem__, pieces))),
+                " ".join(filter(None, map(_WORDS.__getitem__, pieces))))
+    except KeyError:  # a piece not seen before
+        terms, words = _made(pieces)
+        return (" ".join(filter(None, map(terms.__getitem__, pieces))),
+                " ".join(filter(None, map(words.__getitem__, pieces))))
 
 
 def query_groups(query: str) -> list[Group]:

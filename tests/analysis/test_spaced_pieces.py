@@ -45,8 +45,22 @@ def test_terms_and_words_by_piece_are_those_of_the_whole_text() -> None:
         assert text.index_terms(sample) == _whole(sample)[0], ascii(sample)
 
 
-def test_a_repeated_piece_is_tokenized_once() -> None:
-    text._spaced.cache_clear()
-    text.terms_and_words("latency, latency, latency, `max_retries`")
-    info = text._spaced.cache_info()
-    assert (info.misses, info.hits) == (2, 2)
+def test_a_repeated_piece_is_tokenized_once(monkeypatch) -> None:
+    monkeypatch.setattr(text, "_TERMS", {})
+    monkeypatch.setattr(text, "_WORDS", {})
+    made = []
+    real = text._token
+    monkeypatch.setattr(text, "_token", lambda piece: made.append(piece) or real(piece))
+    assert text.terms_and_words("latency, latency, latency, `max_retries`") == (
+        "latenc latenc latenc max_retries max retri", "latency latency latency max retries")
+    assert text.index_terms("`max_retries` latency,") == "max_retries max retri latenc"
+    assert made == ["latency,", "`max_retries`"]
+
+
+def test_once_the_kept_pieces_are_full_a_text_is_still_read_whole(monkeypatch) -> None:
+    monkeypatch.setattr(text, "_TERMS", {})
+    monkeypatch.setattr(text, "_WORDS", {})
+    monkeypatch.setattr(text, "_PIECES_MAX", 2)
+    assert text.index_terms("alpha beta") == "alpha beta"
+    assert text.terms_and_words("gamma alpha delta,") == ("gamma alpha delta", "gamma alpha delta")
+    assert set(text._TERMS) == {"alpha", "beta"}  # full: gamma and delta were made, not kept
