@@ -87,6 +87,10 @@ def _fork(body: Callable[[BinaryIO], None]) -> tuple[int, int] | None:
             for fd in (read, *_reading):
                 os.close(fd)
             gc.freeze()  # the parent's objects are never garbage here: no collection walks them
+            # A helper lives for one share of work and exits: what it drops is freed by reference
+            # counting, and collections would only walk what it keeps (caches grow with the
+            # share), ~5% of a large build's time.
+            gc.disable()
             with os.fdopen(write, "wb") as out:
                 body(out)
             code = 0
