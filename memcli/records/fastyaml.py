@@ -7,7 +7,7 @@ mappings — what memcli's tools, agents and people write. It uses PyYAML's own 
 constructors, so every value is the one PyYAML gives; on anything else (comments, multi-line or
 escaped scalars, tabs, deeper nesting, a key YAML reads as a bool or number, a duplicate key, a
 value PyYAML would reject) it answers None and the caller composes with PyYAML. Composing costs
-~100 us a record (libyaml builds a node, two marks and a resolver call per scalar); this ~10.
+~100 us a record (libyaml builds a node, two marks and a resolver call per scalar); this ~30.
 
 `construct` then builds what a composed node holds: PyYAML's libyaml binding parses and composes
 in C, but builds Python objects in pure Python through a general machinery (generators,
@@ -144,6 +144,7 @@ _CONSTRUCTOR = SafeConstructor()
 # The first characters PyYAML resolves a plain scalar by (`true`, `~`, `12`, `2026-`...): text
 # starting with any other is a string (the rest of a record's text, nearly).
 _FIRSTS = frozenset(Resolver.yaml_implicit_resolvers)
+_ANY_FIRST = None in _FIRSTS  # a resolver for text starting with anything: then none is skipped
 _VALUES: dict[str, Any] = {}  # plain text starting with one of _FIRSTS → its value (immutable) or _NO
 _VALUES_MAX = 50_000
 
@@ -225,7 +226,7 @@ _NONE = object()  # no value on the line
 def _plain(text: str) -> Any:
     """A plain scalar's value, as PyYAML resolves and constructs it; _NO for one it would not build
     (`=`, `<<`: a tag with no safe constructor, or a merge key; an impossible date)."""
-    if text[0] not in _FIRSTS or None in _FIRSTS:
+    if text[0] not in _FIRSTS and not _ANY_FIRST:
         return text
     value = _VALUES.get(text, _MISSING)
     if value is _MISSING:
