@@ -37,39 +37,85 @@ _SHELL = r"(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|iex|invoke-expressio
 # a download piped into a shell or an interpreter (PowerShell's `iwr … | iex` too)
 _DOWNLOAD_RUN = (r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]{1,200}\|\s*"
                  + _SUDO + _SHELL)
-_EN = [
-    r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
-    r"existing|your)\b[^.\n]{0,30}\b(?:instructions?|rules?|prompts?|guidelines?|directions?)\b",
-    r"\b(?:the (?:assistant|agent|ai|model)|(?:ai|coding) (?:agents?|assistants?)|llms?|language models?|"
-    r"claude|codex|gemini|copilot)\b"
-    r"[^.\n]{0,30}\b(?:must|should|shall|are required to|need to)\b[^.\n]{0,20}\b(?:always|never|now|"
-    r"immediately|first)\b",
-    r"\bfrom now on\b,?\s+(?:you|always|never|the (?:assistant|agent))\b",
-    r"\b(?:add|save|store|remember|record|write|append|put)\b[^.\n]{0,30}\b(?:as|to|in|into)\b"
-    r"[^.\n]{0,20}\b(?:(?:project |permanent |long[- ]term )?(?:rules?|memory|memories|instructions?|"
-    r"policy|policies)|agents\.md|claude\.md|system prompt)\b",
-    r"\b(?:new|updated|real|actual|hidden)\s+(?:system\s+)?(?:instructions?|rules|system prompt)\b",
-    r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\s*:",
-    r"\bdo not (?:tell|inform|mention|reveal|show)\b[^.\n]{0,20}\b(?:the )?user\b",
-    r"</?\s*(?:system|instructions?|im_start|assistant)\s*>",
-    _DOWNLOAD_RUN,
-    r"\b(?:(?:ba|z|da|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|fetch)\b",  # bash <(curl …)
-    r"\beval\s+[\"']?\$\(\s*(?:curl|wget|fetch)\b",  # eval "$(curl …)"
-    r"\bbase64\s+(?:-d|-D|--decode)\b[^\n]{0,200}?\|\s*" + _SUDO + _SHELL,  # a decoded payload run
-    r"\|\s*sudo\s+(?:-[A-Za-z]+\s+)*(?:ba|z|da|k)?sh\b",  # anything piped into a root shell
+# Each pattern with the words every one of its matches holds, lowercase: one word of each group.
+# A text is searched only for the patterns whose words it holds (see _Screened).
+_EN: list[tuple[str, tuple[tuple[str, ...], ...]]] = [
+    (r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
+     r"existing|your)\b[^.\n]{0,30}\b(?:instructions?|rules?|prompts?|guidelines?|directions?)\b",
+     (("ignore", "disregard", "forget", "override"),
+      ("instruction", "rule", "prompt", "guideline", "direction"))),
+    (r"\b(?:the (?:assistant|agent|ai|model)|(?:ai|coding) (?:agents?|assistants?)|llms?|language models?|"
+     r"claude|codex|gemini|copilot)\b"
+     r"[^.\n]{0,30}\b(?:must|should|shall|are required to|need to)\b[^.\n]{0,20}\b(?:always|never|now|"
+     r"immediately|first)\b",
+     (("must", "should", "shall", "required to", "need to"),
+      ("always", "never", "now", "immediately", "first"),
+      ("assistant", "agent", "ai", "model", "llm", "claude", "codex", "gemini", "copilot"))),
+    (r"\bfrom now on\b,?\s+(?:you|always|never|the (?:assistant|agent))\b", (("from now on",),)),
+    (r"\b(?:add|save|store|remember|record|write|append|put)\b[^.\n]{0,30}\b(?:as|to|in|into)\b"
+     r"[^.\n]{0,20}\b(?:(?:project |permanent |long[- ]term )?(?:rules?|memory|memories|instructions?|"
+     r"policy|policies)|agents\.md|claude\.md|system prompt)\b",
+     (("rule", "memor", "instruction", "polic", "agents.md", "claude.md", "system prompt"),
+      ("add", "save", "store", "remember", "record", "write", "append", "put"))),
+    (r"\b(?:new|updated|real|actual|hidden)\s+(?:system\s+)?(?:instructions?|rules|system prompt)\b",
+     (("instruction", "rules", "system prompt"), ("new", "updated", "real", "actual", "hidden"))),
+    (r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\s*:",
+     (("prompt", "message", "instruction"), ("system", "developer"), (":",))),
+    (r"\bdo not (?:tell|inform|mention|reveal|show)\b[^.\n]{0,20}\b(?:the )?user\b",
+     (("do not",), ("user",))),
+    (r"</?\s*(?:system|instructions?|im_start|assistant)\s*>",
+     (("<",), (">",), ("system", "instruction", "im_start", "assistant"))),
+    (_DOWNLOAD_RUN, (("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod"), ("|",))),
+    (r"\b(?:(?:ba|z|da|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|fetch)\b",  # bash <(curl …)
+     (("<(",), ("curl", "wget", "fetch"))),
+    (r"\beval\s+[\"']?\$\(\s*(?:curl|wget|fetch)\b", (("$(",), ("eval",))),  # eval "$(curl …)"
+    (r"\bbase64\s+(?:-d|-D|--decode)\b[^\n]{0,200}?\|\s*" + _SUDO + _SHELL,  # a decoded payload run
+     (("base64",), ("|",))),
+    (r"\|\s*sudo\s+(?:-[A-Za-z]+\s+)*(?:ba|z|da|k)?sh\b", (("sudo",), ("|",))),  # piped into a root shell
 ]
-_JA = [
-    r"(?:以前|前|上記|これまで|今まで|先ほど|最初)の(?:指示|命令|ルール|プロンプト|設定)(?:を|は|も)?"
-    r"[^。\n]{0,12}?(?:無視|忘れ|破棄|従わ)",
-    r"(?:すべて|全て|全部)の(?:指示|命令|ルール)を(?:無視|忘れ|破棄)",
-    r"(?:忽略|无视|忘记|忘掉)[^。\n]{0,10}(?:之前|以前|上面|先前|所有|全部)[^。\n]{0,6}(?:指令|指示|规则|提示)",
-    r"(?:今後は|これからは|以後)[^。\n]{0,20}(?:常に|必ず|絶対)",
-    r"(?:ルール|メモリ|記憶|規則|AGENTS\.md|CLAUDE\.md)(?:として|に)(?:追加|保存|記録|登録|書)",
-    r"(?:常に|必ず)[^。\n]{0,40}(?:実行|使用|追加|インストール|送信)(?:して|せよ|すること|しなさい)",
-    r"ユーザー?に(?:言わ|伝え|知らせ|見せ)(?:ない|ず)",
-    r"(?:AI|エージェント|アシスタント)[^。\n]{0,20}(?:しなければならない|する必要がある|すること)",
+_JA: list[tuple[str, tuple[tuple[str, ...], ...]]] = [
+    (r"(?:以前|前|上記|これまで|今まで|先ほど|最初)の(?:指示|命令|ルール|プロンプト|設定)(?:を|は|も)?"
+     r"[^。\n]{0,12}?(?:無視|忘れ|破棄|従わ)", (("無視", "忘れ", "破棄", "従わ"),)),
+    (r"(?:すべて|全て|全部)の(?:指示|命令|ルール)を(?:無視|忘れ|破棄)", (("無視", "忘れ", "破棄"),)),
+    (r"(?:忽略|无视|忘记|忘掉)[^。\n]{0,10}(?:之前|以前|上面|先前|所有|全部)[^。\n]{0,6}(?:指令|指示|规则|提示)",
+     (("忽略", "无视", "忘记", "忘掉"),)),
+    (r"(?:今後は|これからは|以後)[^。\n]{0,20}(?:常に|必ず|絶対)", (("今後は", "これからは", "以後"),)),
+    (r"(?:ルール|メモリ|記憶|規則|AGENTS\.md|CLAUDE\.md)(?:として|に)(?:追加|保存|記録|登録|書)",
+     (("追加", "保存", "記録", "登録", "書"),)),
+    (r"(?:常に|必ず)[^。\n]{0,40}(?:実行|使用|追加|インストール|送信)(?:して|せよ|すること|しなさい)",
+     (("常に", "必ず"),)),
+    (r"ユーザー?に(?:言わ|伝え|知らせ|見せ)(?:ない|ず)", (("ユーザ",),)),
+    (r"(?:AI|エージェント|アシスタント)[^。\n]{0,20}(?:しなければならない|する必要がある|すること)",
+     (("しなければならない", "する必要がある", "すること"),)),
 ]
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _EN + _JA), re.IGNORECASE)
+
+# The characters other than ASCII letters that IGNORECASE matches with one (Turkish i's, the long s,
+# the Kelvin sign), as the letter: a text is lowered with these before its words are looked up.
+_AS_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+
+
+class _Screened:
+    """Patterns (IGNORECASE unless told) looked for in a text only where it holds the words of each
+    (its groups, above): substring tests in C cost a few µs, where scanning a record's body with
+    the patterns as one alternation costs ~1 ms; a pattern whose words are there is searched alone
+    (30-90 µs). What is found is what the patterns alone find: tests/trust/test_screened.py checks
+    every pattern's words against text generated from the pattern."""
+
+    def __init__(self, alternatives: Sequence[tuple[str, tuple[tuple[str, ...], ...]]],
+                 flags: int = re.IGNORECASE) -> None:
+        self.patterns = [(re.compile(p, flags), needs) for p, needs in alternatives]
+
+    def found(self, text: str) -> bool:
+        """Whether any of the patterns matches somewhere in `text`."""
+        if not text.isascii() and any(chr(cp) in text for cp in _AS_ASCII):
+            low = text.translate(_AS_ASCII).lower()
+        else:
+            low = text.lower()
+        return any(all(any(word in low for word in group) for group in needs) and pattern.search(text)
+                   for pattern, needs in self.patterns)
+
+
+_INSTRUCTION = _Screened(_EN + _JA)
 
 # Letters of other scripts that look like Latin ones (Unicode's confusables, the common part).
 _LOOKALIKE = {
@@ -136,12 +182,12 @@ def roles_within(spans: Sequence[Sequence[Any]], start: int, end: int) -> set[st
 def instruction_sentences(text: str) -> list[str]:
     """The sentences of `text` shaped like an instruction aimed at an agent (as written, each cut to
     a snippet), matched in their folded form."""
-    if not _INSTRUCTION.search(fold(text)):
+    if not _INSTRUCTION.found(fold(text)):
         return []
     out = []
     for sentence in _SENTENCE_END.split(text):
         sentence = sentence.strip()
-        if sentence and _INSTRUCTION.search(fold(sentence)):
+        if sentence and _INSTRUCTION.found(fold(sentence)):
             out.append(sentence[:_SNIPPET])
             if len(out) >= MAX_FLAGGED:
                 break
@@ -227,25 +273,34 @@ class Trust:
 # Text that tells an agent to run something, or to fetch something and act on it: a rule only a
 # person may set. "Run `make lint` before every commit" is fine in the user's words, a poisoning in
 # a web page's (docs/trust.md, "The trust gate").
-_COMMAND = re.compile(
-    r"\b(?:always|before (?:each|every|any|running|committing|pushing)|every time|whenever|first thing|"
-    r"at the start of (?:each|every|a)|automatically|immediately)\b[^.\n]{0,80}?"
-    r"\b(?:run|execute|exec|call|invoke|source|install|pipe)\b"
-    r"|\b(?:run|execute|exec|invoke|source|install)\b[^.\n]{0,120}?"
-    r"\b(?:before (?:each|every|any) (?:commit|push|task|session|command|change|run|test)s?|every time|"
-    r"always|first thing|automatically|at (?:the )?start of (?:each|every) (?:session|task))\b",
-    re.IGNORECASE)
-_FETCH = re.compile(
-    r"\b(?:fetch|download|visit|open|read|load|browse|go to|navigate to|curl|wget|retrieve|check)\b"
-    r"[^.\n]{0,60}?https?://[^\s)>\]]+[^.\n]{0,80}?"
-    r"\b(?:follow|obey|execute|run|apply|do what|instructions?|steps|and then|save|store)\b"
-    r"|\b(?:follow|obey|apply|execute|run)\b[^.\n]{0,40}?\b(?:instructions?|steps|script|commands?)\b"
-    r"[^.\n]{0,30}?\b(?:at|from|in|on)\b\s+https?://",
-    re.IGNORECASE)
-_JA_COMMAND = re.compile(
-    r"(?:コミット|プッシュ|作業|セッション|タスク)(?:の前に|前に|のたびに|するたびに|ごとに)[^。\n]{0,60}?"
-    r"(?:実行|インストール|取得|ダウンロード)"
-    r"|https?://\S+[^。\n]{0,40}?(?:の指示に従|を実行|を取得して実行)")
+_COMMAND = _Screened([
+    (r"\b(?:always|before (?:each|every|any|running|committing|pushing)|every time|whenever|first thing|"
+     r"at the start of (?:each|every|a)|automatically|immediately)\b[^.\n]{0,80}?"
+     r"\b(?:run|execute|exec|call|invoke|source|install|pipe)\b",
+     (("run", "exec", "call", "invoke", "source", "install", "pipe"),
+      ("always", "before", "every time", "whenever", "first thing", "start of", "automatically",
+       "immediately"))),
+    (r"\b(?:run|execute|exec|invoke|source|install)\b[^.\n]{0,120}?"
+     r"\b(?:before (?:each|every|any) (?:commit|push|task|session|command|change|run|test)s?|every time|"
+     r"always|first thing|automatically|at (?:the )?start of (?:each|every) (?:session|task))\b",
+     (("run", "exec", "invoke", "source", "install"),
+      ("before", "every time", "always", "first thing", "automatically", "start of"))),
+])
+_FETCH = _Screened([
+    (r"\b(?:fetch|download|visit|open|read|load|browse|go to|navigate to|curl|wget|retrieve|check)\b"
+     r"[^.\n]{0,60}?https?://[^\s)>\]]+[^.\n]{0,80}?"
+     r"\b(?:follow|obey|execute|run|apply|do what|instructions?|steps|and then|save|store)\b",
+     (("http",),)),
+    (r"\b(?:follow|obey|apply|execute|run)\b[^.\n]{0,40}?\b(?:instructions?|steps|script|commands?)\b"
+     r"[^.\n]{0,30}?\b(?:at|from|in|on)\b\s+https?://",
+     (("http",),)),
+])
+_JA_COMMAND = _Screened([
+    (r"(?:コミット|プッシュ|作業|セッション|タスク)(?:の前に|前に|のたびに|するたびに|ごとに)[^。\n]{0,60}?"
+     r"(?:実行|インストール|取得|ダウンロード)",
+     (("実行", "インストール", "取得", "ダウンロード"),)),
+    (r"https?://\S+[^。\n]{0,40}?(?:の指示に従|を実行|を取得して実行)", (("http",),)),
+], flags=0)
 _ALLOWED_CF = {"\u200d", "\ufe0f"}  # emoji joiners (👩‍💻) are text, not a trick, between symbols
 
 
@@ -277,7 +332,7 @@ def may_direct(text: str) -> bool:
     if not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in set(text)):
         return True
     folded = fold(text)
-    return any(p.search(folded) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
+    return any(p.found(folded) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
 
 
 def agent_directives(text: str) -> list[Directive]:
@@ -287,13 +342,20 @@ def agent_directives(text: str) -> list[Directive]:
     and act upon. Matched in folded form; one Directive per line and kind."""
     found = [] if text.isascii() else _invisible(text)
     folded = fold(text)
-    lines = folded.splitlines() if len(folded.splitlines()) == len(text.splitlines()) else text.splitlines()
-    for n, line in enumerate(lines, 1):
-        if instruction_sentences(line):
+    same = len(folded.splitlines()) == len(text.splitlines())
+    lines = folded.splitlines() if same else text.splitlines()
+    # What a folded line holds, the folded text holds: a kind the whole text cannot hold is not
+    # looked for line by line (most texts hold none).
+    instruction, command, fetch = (True, True, True)
+    if same:
+        instruction, fetch = _INSTRUCTION.found(folded), _FETCH.found(folded)
+        command = _COMMAND.found(folded) or _JA_COMMAND.found(folded)
+    for n, line in enumerate(lines if instruction or command or fetch else (), 1):
+        if instruction and instruction_sentences(line):
             found.append(Directive(n, "instruction", line.strip()[:_SNIPPET]))
-        elif _COMMAND.search(line) or _JA_COMMAND.search(line):
+        elif command and (_COMMAND.found(line) or _JA_COMMAND.found(line)):
             found.append(Directive(n, "command", line.strip()[:_SNIPPET]))
-        elif _FETCH.search(line):
+        elif fetch and _FETCH.found(line):
             found.append(Directive(n, "fetch", line.strip()[:_SNIPPET]))
     unique: dict[tuple[int, str], Directive] = {}  # the first of each (line, what), in order
     for d in found:
