@@ -105,14 +105,19 @@ class _Screened:
                  flags: int = re.IGNORECASE) -> None:
         self.patterns = [(re.compile(p, flags), needs) for p, needs in alternatives]
 
-    def found(self, text: str) -> bool:
-        """Whether any of the patterns matches somewhere in `text`."""
-        if not text.isascii() and any(chr(cp) in text for cp in _AS_ASCII):
-            low = text.translate(_AS_ASCII).lower()
-        else:
-            low = text.lower()
+    def found(self, text: str, low: str | None = None) -> bool:
+        """Whether any of the patterns matches somewhere in `text` (`low`: `_lowered(text)`, when the
+        caller looks for several kinds in one text)."""
+        low = _lowered(text) if low is None else low
         return any(all(any(word in low for word in group) for group in needs) and pattern.search(text)
                    for pattern, needs in self.patterns)
+
+
+def _lowered(text: str) -> str:
+    """`text` as _Screened looks for words in it: lowercase, _AS_ASCII's characters as their letters."""
+    if not text.isascii() and any(chr(cp) in text for cp in _AS_ASCII):
+        return text.translate(_AS_ASCII).lower()
+    return text.lower()
 
 
 _INSTRUCTION = _Screened(_EN + _JA)
@@ -332,7 +337,8 @@ def may_direct(text: str) -> bool:
     if not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in set(text)):
         return True
     folded = fold(text)
-    return any(p.found(folded) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
+    low = _lowered(folded)
+    return any(p.found(folded, low) for p in (_INSTRUCTION, _COMMAND, _JA_COMMAND, _FETCH))
 
 
 def agent_directives(text: str) -> list[Directive]:
@@ -348,8 +354,9 @@ def agent_directives(text: str) -> list[Directive]:
     # looked for line by line (most texts hold none).
     instruction, command, fetch = (True, True, True)
     if same:
-        instruction, fetch = _INSTRUCTION.found(folded), _FETCH.found(folded)
-        command = _COMMAND.found(folded) or _JA_COMMAND.found(folded)
+        low = _lowered(folded)
+        instruction, fetch = _INSTRUCTION.found(folded, low), _FETCH.found(folded, low)
+        command = _COMMAND.found(folded, low) or _JA_COMMAND.found(folded, low)
     for n, line in enumerate(lines if instruction or command or fetch else (), 1):
         if instruction and instruction_sentences(line):
             found.append(Directive(n, "instruction", line.strip()[:_SNIPPET]))

@@ -191,7 +191,8 @@ def read_plain(front: str) -> tuple[dict[str, Any], dict[str, int]] | None:
             if key is None or key in data:
                 return None
             key_lines[key] = n + 2  # +1 for 1-based, +1 for the opening '---'
-            top, block, item = (key, None, None) if value is _NONE else (None, None, None)
+            top = key if value is _NONE else None  # only a key without a value takes a block
+            block = item = None
             data[key] = None if value is _NONE else value
             continue
         if top is None or value is _NONE or (dash is None and key is None):
