@@ -35,7 +35,7 @@ _SPEC = "__value_spec__"
 class _Spec:
     """One class's fields as its methods read them."""
 
-    __slots__ = ("all", "hashed", "key", "later", "names", "post", "shown", "slots")
+    __slots__ = ("all", "hashed", "key", "later", "names", "post", "shown", "slots", "tails")
 
     def __init__(self, cls: Any) -> None:
         fields = dataclasses.fields(cls)
@@ -43,6 +43,12 @@ class _Spec:
         self.names = tuple(f.name for f in fields if f.init)
         # an init field's default or factory (MISSING: required), by name
         self.slots = {f.name: (f.default, f.default_factory) for f in fields if f.init}
+        # tails[k]: the defaults of the fields after the first k when each has a plain default (no
+        # factory), else None; so `Location(kind, slug)` is filled in one step
+        defaults = [self.slots[n][0] for n in self.names]
+        self.tails = tuple(
+            tuple(defaults[k:]) if all(d is not MISSING for d in defaults[k:]) else None
+            for k in range(len(defaults) + 1))
         # fields set from their default or factory, not from an argument (field(init=False))
         self.later: tuple[tuple[str, Any, Any], ...] = tuple(
             (f.name, f.default, f.default_factory) for f in fields
@@ -77,8 +83,9 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     spec: _Spec = getattr(cls, _SPEC)
     names = spec.names
     values: dict[str, Any]
-    if len(args) == len(names) and not kwargs:
-        values = dict(zip(names, args, strict=True))
+    tail = spec.tails[len(args)] if len(args) <= len(names) and not kwargs else None
+    if tail is not None:
+        values = dict(zip(names, args + tail, strict=True))
     else:
         if len(args) > len(names):
             raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments "

@@ -64,6 +64,11 @@ def test_every_value_class_behaves_as_a_frozen_dataclass(cls: type) -> None:
     args = [f"{f.name}-1" for f in fields]
     built = [_outcome(lambda c=c: c(*args)) for c in (cls, twin)]
     assert built[0][0] == built[1][0], built
+    for k in range(len(args)):  # by position, the later fields left to their defaults
+        short = [_outcome(lambda c=c, k=k: c(*args[:k])) for c in (cls, twin)]
+        assert short[0][0] == short[1][0], (k, short)
+        if short[0][0] == "ok":
+            assert vars(short[0][1]) == vars(short[1][1]), k
     # by keyword, with the defaults left out, missing or unknown arguments
     required = {f.name: f"{f.name}-1" for f in fields
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
@@ -117,6 +122,7 @@ def test_defaults_factories_and_the_per_field_flags() -> None:
     with pytest.raises(TypeError, match="takes 5 positional arguments but 6 were given"):
         Point(1, 2, (), "", 5)  # type: ignore[call-arg]
     assert dataclasses.replace(p, y=3) == Point(1, 3) and dataclasses.asdict(Point(1, 2))["y"] == 2
+    assert vars(Point(1, 2, ("a",))) == {"x": 1, "y": 2, "tags": ("a",), "note": "", "seen": 0}
     assert Point.__match_args__ == ("x", "y", "tags", "note")
 
 
