@@ -221,7 +221,8 @@ def alternatives(word: str) -> tuple[str, ...]:
 
 def word_parts(text: str) -> list[str]:
     """The words of `text` as written, split at `_ . / -` and camelCase humps (CJK runs left out)."""
-    return [p for piece in _part(text).findall(text) for p in _HUMP.split(piece)]
+    return [p for piece in _part(text).findall(text)
+            for p in ((piece,) if piece.islower() else _HUMP.split(piece))]  # no capital: no hump
 
 
 @lru_cache(maxsize=200_000)
@@ -278,11 +279,30 @@ def nfkc(text: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def _piece(found: tuple[str, str]) -> tuple[str, str]:
-    """(terms, spelling words) of one TOKEN match (a CJK run or a Latin chunk), space-joined."""
+    """(terms, spelling words) of one TOKEN match (a CJK run or a Latin chunk), space-joined: for a
+    chunk, `chunk_terms` and `chunk_words` made from one split into parts (most chunks come here
+    once: a record's slug, a number, a path)."""
     cjk, chunk = found
     if cjk:
         return " ".join(bigrams(cjk)), ""
-    return " ".join(chunk_terms(chunk)), " ".join(chunk_words(chunk))
+    parts = word_parts(chunk)
+    folded = [p.casefold() for p in parts]
+    words = " ".join([f for f in folded if f not in STOPWORDS])
+    if len(parts) == 1:
+        return _word_term(parts[0]) or "", words
+    whole = "_".join(folded)
+    terms = " ".join(filter(None, map(_part_term, parts)))
+    return (f"{whole} {terms}" if terms else whole), words
+
+
+@lru_cache(maxsize=200_000)
+def _word_term(word: str) -> str | None:
+    return word_term(word)
+
+
+@lru_cache(maxsize=200_000)
+def _part_term(word: str) -> str | None:
+    return word_term(word, part=True)
 
 
 # The terms and the spelling words of each whitespace-separated piece of text seen, space-joined
@@ -302,9 +322,15 @@ def _made(pieces: list[str]) -> tuple[dict[str, str], dict[str, str]]:
     terms, words = (_TERMS, _WORDS) if len(_TERMS) < _PIECES_MAX else ({}, {})
     for piece in pieces:
         if piece not in terms:
-            found = list(map(_piece, _token(piece).findall(piece)))
-            words[piece] = " ".join(filter(None, map(itemgetter(1), found)))
-            terms[piece] = " ".join(filter(None, map(itemgetter(0), found)))
+            matches = _token(piece).findall(piece)
+            if len(matches) == 1:  # most pieces: one word, one identifier
+                terms_of, words_of = _piece(matches[0])
+            else:
+                found = list(map(_piece, matches))
+                terms_of = " ".join(filter(None, map(itemgetter(0), found)))
+                words_of = " ".join(filter(None, map(itemgetter(1), found)))
+            words[piece] = words_of
+            terms[piece] = terms_of
     return terms, words
 
 

@@ -18,10 +18,18 @@ ALPHABET = ("aZq9_._/--'`\"()[]:,!?#ßİﬁＡ％ＴＳ、。・゛ー日本語�
             "maxRetries os.path v1.2 LEDs don't " + WHITESPACE)
 
 
+def _match(found: tuple[str, str]) -> tuple[str, str]:
+    """(terms, words) of one TOKEN match, by the public functions the snippets and queries use."""
+    cjk, chunk = found
+    if cjk:
+        return " ".join(text.bigrams(cjk)), ""
+    return " ".join(text.chunk_terms(chunk)), " ".join(text.chunk_words(chunk))
+
+
 def _whole(sample: str) -> tuple[str, str]:
     """The terms and words as TOKEN finds them over the whole text (what indexing did before)."""
     sample = text.nfkc(sample)
-    pieces = [text._piece(m) for m in re.compile(text.TOKEN).findall(sample)]
+    pieces = [_match(m) for m in re.compile(text.TOKEN).findall(sample)]
     return (" ".join(filter(None, map(itemgetter(0), pieces))),
             " ".join(filter(None, map(itemgetter(1), pieces))))
 
@@ -64,3 +72,22 @@ def test_once_the_kept_pieces_are_full_a_text_is_still_read_whole(monkeypatch) -
     assert text.index_terms("alpha beta") == "alpha beta"
     assert text.terms_and_words("gamma alpha delta,") == ("gamma alpha delta", "gamma alpha delta")
     assert set(text._TERMS) == {"alpha", "beta"}  # full: gamma and delta were made, not kept
+
+
+def test_a_match_s_terms_and_words_are_made_from_one_split_as_the_public_functions_make_them() -> None:
+    rng = random.Random(41)
+    letters = "aAzZ09_./-ßİıǅΣςﬁＡ日本語한"
+    chunks = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 14))) for _ in range(20000)]
+    chunks += ["maxRetries", "HTTPServer", "LEDs", "the", "a-the-of", "os.path.join", "v1.2.3", "ǅungla"]
+    for chunk in chunks:
+        for found in re.compile(text.TOKEN).findall(text.nfkc(chunk)):
+            assert text._piece(found) == _match(found), ascii(found)
+
+
+def test_a_word_without_a_capital_has_no_hump() -> None:
+    hump = re.compile(r"(?<=[a-z])(?=[A-Z])")
+    rng = random.Random(42)
+    letters = "abzABZ09ßİıǅǈΣσςﬁ_."
+    for sample in ["".join(rng.choice(letters) for _ in range(rng.randint(1, 10))) for _ in range(20000)]:
+        part = re.compile(text.PART)
+        assert text.word_parts(sample) == [p for w in part.findall(sample) for p in hump.split(w)], sample
