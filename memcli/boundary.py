@@ -6,11 +6,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memcli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, MemcliError
+from memcli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, MemcliError, Terminated
 
 
 def crash_log_dir() -> Path:
@@ -93,3 +94,32 @@ def run_guarded(entry: Callable[[], int | None]) -> int:
         where = f"; details in {log}" if log else ""
         print(f"memcli: internal error ({type(exc).__name__}: {exc}){where}", file=sys.stderr)
         return EXIT_BUG
+
+
+def terminable(command: Callable[[], int]) -> int:
+    """`command()`, where SIGTERM (`timeout` ending a cron job, a scheduler or a CI runner stopping
+    it) raises Terminated, a KeyboardInterrupt, in the main thread: the command stops as on Ctrl-C,
+    so what it holds is let go on the way out (an atomic write's temp file removed, the agent it
+    runs as the model ended, the consolidation lock released, its scratch folder dropped, the run
+    recorded) instead of the process vanishing mid-write; then "Terminated." and exit 143. Later
+    SIGTERMs are ignored while it stops. For the commands that write as they run (consolidate,
+    extract, import); a server keeps the default and just ends."""
+    if threading.current_thread() is not threading.main_thread():
+        return command()
+    import signal  # here: its enums cost ~1 ms, and only these commands set a handler
+
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        return command()
+    except Terminated:
+        print("Terminated.", file=sys.stderr)
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:  # (None: set outside Python; then it stays ignored)
+            signal.signal(signal.SIGTERM, previous)

@@ -14,6 +14,11 @@ EXIT_USAGE = 2  # usage or config error
 EXIT_BUG = 3  # an unexpected exception inside memcli
 EXIT_LOCKED = 4  # another consolidation holds the workspace (cron scripts tell it from a failure)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+EXIT_TERMINATED = 143  # SIGTERM (128 + 15): a `timeout`, a scheduler or a service stop (boundary.terminable)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (memcli.boundary.terminable): handled wherever Ctrl-C is, exits 143."""
 
 
 class MemcliError(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memcli.boundary import terminable
 from memcli.commands import open_workspace
 from memcli.consolidate.run import Options
 from memcli.consolidate.run import run as consolidate
@@ -15,4 +16,4 @@ def run(*, if_needed: bool = False, dry_run: bool = False, no_commit: bool = Fal
         progress: str = "auto", workspace: Path | None = None, propose: bool = False) -> int:
     opts = Options(if_needed, dry_run, no_commit, allow_dirty, model, as_json, keep_published,
                    check_mode(progress), propose)
-    return consolidate(open_workspace(workspace), opts)
+    return terminable(lambda: consolidate(open_workspace(workspace), opts))

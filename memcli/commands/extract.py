@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memcli.boundary import terminable
 from memcli.commands import extract_hook, open_workspace
 from memcli.extract.run import run as extract
 from memcli.progress import check_mode
@@ -16,6 +17,6 @@ def run(paths: list[Path] | None = None, *, model: str | None = None, since: str
         as_json: bool = False, progress: str = "auto", workspace: Path | None = None) -> int:
     if hook:
         return extract_hook.run(workspace=workspace)
-    return extract(open_workspace(workspace), paths=paths or None, since=parse_since(since), model=model,
-                   dry_run=dry_run, as_json=as_json, stale=stale, redo=redo,
-                   progress_mode=check_mode(progress))
+    return terminable(lambda: extract(open_workspace(workspace), paths=paths or None,
+                                      since=parse_since(since), model=model, dry_run=dry_run, as_json=as_json,
+                                      stale=stale, redo=redo, progress_mode=check_mode(progress)))

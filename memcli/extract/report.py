@@ -45,6 +45,7 @@ class Counts:
         self.failures: list[str] = []
         self.fatal: str | None = None
         self.interrupted = False  # Ctrl-C: what was received is kept, the rest waits for the next run
+        self.terminated = False  # ... and the interrupt was SIGTERM (memcli.boundary.terminable)
         self.stopped: str | None = None  # the run's budget was spent: the chunks not started wait
 
     @property

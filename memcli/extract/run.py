@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli import history, progress
-from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
+from memcli.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, ConfigError, UsageError
 from memcli.extract import prompt, remember
 from memcli.extract.branch import BranchResolver
 from memcli.extract.ledger import Ledger, Span
@@ -118,7 +118,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
                              spend.run_budget(workspace, background), branches, room)
         print_summary(tally, as_json)
     if tally.interrupted:
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if tally.terminated else EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
 
 

@@ -19,7 +19,7 @@ from memcli.agents.documents.discovery import Found, discover, kind_of, looked_i
 from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
-from memcli.errors import EXIT_INTERRUPTED, ConfigError, UsageError
+from memcli.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, ConfigError, UsageError
 from memcli.extract.run import redacted_items  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
 from memcli.imports.plan import Plan, Work, plan
@@ -82,7 +82,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
                         workspace.config.extract.concurrency, shown, spend.run_budget(workspace))
     print_summary(tally, as_json, looked)
     if tally.interrupted:
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if tally.terminated else EXIT_INTERRUPTED
     return 1 if tally.failed or tally.fatal else 0
 
 

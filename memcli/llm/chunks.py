@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from memcli.errors import Terminated
 from memcli.llm.errors import InvalidOutput, LLMError, RequestRefused
 from memcli.llm.pool import Gate, run_all
 
@@ -56,6 +57,7 @@ class Tally(Protocol):
 
     stopped: str | None
     interrupted: bool
+    terminated: bool
     calls: int
     status: dict[str, int]
 
@@ -92,6 +94,7 @@ def ask_all(jobs: Sequence[T], one: Callable[[T], R], workers: int, gate: Gate, 
             tally.add(result)
             tally.stopped = gate.stopped
             shown.update(tally.usage, call=tally.calls, done=sum(tally.status.values()))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         gate.close()  # (already closed when Ctrl-C came while waiting; not when it came in between)
         tally.interrupted = True
+        tally.terminated = isinstance(exc, Terminated)

@@ -114,3 +114,25 @@ def test_ctrl_c_stops_at_once_keeps_what_was_answered_and_is_recorded_as_interru
     assert run(ws, paths=[sessions]) == 0
     assert fake_llm.calls == calls + 6  # only the six not kept are asked again
     assert len({f.source.session_id for f in staged(ws)}) == 8
+
+
+def test_sigterm_stops_as_ctrl_c_does_and_exits_143(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """`timeout 30m memcli extract` in a cron job: SIGTERM keeps what was answered, records the run
+    as interrupted and leaves no temp file, as Ctrl-C does; the exit code says it was SIGTERM."""
+    proc, ws, sessions = _start_and_wait(fake_llm, tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)  # a second one while it stops is ignored
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("extract did not stop on SIGTERM") from None
+    assert proc.returncode == 143, (out.decode(), err.decode())
+    assert "Traceback" not in err.decode() and "Interrupted: kept the 2 chunk(s)" in err.decode()
+    assert len(staged(ws)) == 2
+    assert not [p for p in ws.staging_dir.iterdir() if p.name.startswith(".")]
+    status = subprocess.run([sys.executable, "-m", "memcli", "status", "--json", "-w", str(ws.root)],
+                            env=dict(os.environ), capture_output=True, text=True)
+    assert json.loads(status.stdout)["last_extract"]["result"] == "interrupted"
+
