@@ -22,12 +22,14 @@ tool it needed, no answer, timed out.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,6 +56,12 @@ if TYPE_CHECKING:
 M = TypeVar("M", bound=BaseModel)
 RUN_ENV = HEADLESS_RUN_ENV  # set in every headless run: memcli's hooks stand aside (hooks/payload.py)
 _ANSWER_JSON = "Answer with one JSON object only, valid against this JSON Schema:\n"
+# The agents running now. Each has a session (so a process group) of its own, so neither Ctrl-C at
+# the terminal nor a SIGTERM sent to memcli reaches it, and extract's and import's runs wait on them
+# in daemon threads that an interrupted run abandons: whatever is still running when memcli exits
+# is ended then, not left working (and spending) on its own.
+_LIVE: set[subprocess.Popen[str]] = set()
+_LIVE_LOCK = threading.Lock()
 
 
 def is_agent_model(model: str | None) -> bool:
@@ -175,6 +183,8 @@ class AgentGateway:
             except OSError as exc:
                 self._log(mode, started, None, f"start: {exc}")
                 raise LLMError(f"model {self.model}: cannot start `{argv[0]}` ({exc})") from None
+            with _LIVE_LOCK:
+                _LIVE.add(proc)
             try:
                 stdout, stderr = proc.communicate(run.stdin, timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -187,6 +197,9 @@ class AgentGateway:
             except BaseException:
                 _kill(proc)  # an interrupt: the agent's whole process group goes with it
                 raise
+            finally:
+                with _LIVE_LOCK:
+                    _LIVE.discard(proc)
             reply = self.dialect.read(stdout, stderr)
             if proc.returncode != 0 and reply.error is None:
                 reply = reply._replace(error=_last_line(stderr) or f"exit status {proc.returncode}")
@@ -238,6 +251,15 @@ def _split(messages: list[dict[str, Any]]) -> tuple[str, str]:
         elif m.get("role") == "assistant":
             parts.append("Your previous answer was:\n" + text)
     return "\n\n".join(system), "\n\n".join(parts)
+
+
+@atexit.register
+def _end_live() -> None:
+    """At exit, the agents the abandoned threads of an interrupted run still wait on (see _LIVE)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for proc in live:
+        _kill(proc)
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from extract.helpers import conversation, make_ws, staged, write_jsonl
 from support.fake_llm import FakeLLM, Reply
 
@@ -136,3 +137,31 @@ def test_sigterm_stops_as_ctrl_c_does_and_exits_143(fake_llm: FakeLLM, tmp_path:
                             env=dict(os.environ), capture_output=True, text=True)
     assert json.loads(status.stdout)["last_extract"]["result"] == "interrupted"
 
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_ends_the_agent_running_as_the_model(tmp_path: Path, sig: int, code: int) -> None:
+    """The agent memcli runs as its model has a session of its own, so neither Ctrl-C at the
+    terminal nor a SIGTERM sent to memcli (as `timeout` sends it) reaches it, and the thread that
+    waits on it is abandoned: memcli ends it on the way out, instead of leaving it running, and
+    spending, after memcli is gone."""
+    ws = make_ws(tmp_path / "ws")
+    write_jsonl(tmp_path / "sessions" / "s.jsonl", conversation(3))
+    bin_dir, pid_file = tmp_path / "bin", tmp_path / "agent.pid"
+    bin_dir.mkdir()
+    agent = bin_dir / "claude"
+    agent.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n", encoding="utf-8")
+    agent.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.Popen([sys.executable, "-m", "memcli", "extract", "-m", "agent/claude-code", "-w",
+                             str(ws.root), str(tmp_path / "sessions")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not pid_file.is_file():
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    time.sleep(0.1)  # the pid is written: the agent is running
+    agent_pid = int(pid_file.read_text())
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, (out.decode(), err.decode())
+    assert not Path(f"/proc/{agent_pid}").exists(), "the agent outlived memcli"
