@@ -31,16 +31,22 @@ class RecordFacts:
 
     @classmethod
     def of(cls, rec: ParsedRecord, data: bytes | None) -> RecordFacts:
-        meta = rec.meta or {}
-        target = meta.get("replaced_by")
-        requires = meta.get("requires")
-        return cls(
-            target if isinstance(target, str) else None,
-            rec.line_of("replaced_by"),
+        return cls(*fact_values(rec), needles_in(data))
+
+
+FactValues = tuple[str | None, int | None, tuple[str, ...] | None, int | None]
+NO_VALUES: FactValues = (None, None, None, None)
+
+
+def fact_values(rec: ParsedRecord) -> FactValues:
+    """RecordFacts without the needles, as a tuple: what the record store keeps of each record."""
+    meta = rec.meta or {}
+    target = meta.get("replaced_by")
+    requires = meta.get("requires")
+    lines = rec.key_lines
+    return (target if isinstance(target, str) else None, lines.get("replaced_by"),
             tuple(r for r in requires if isinstance(r, str)) if isinstance(requires, list) else None,
-            rec.line_of("requires"),
-            needles_in(data),
-        )
+            lines.get("requires"))
 
 
 NO_FACTS = RecordFacts()

@@ -21,7 +21,7 @@ import marshal
 from typing import Any
 
 from memcli.records.anchors import anchors_of
-from memcli.records.facts import NEEDLES, RecordFacts
+from memcli.records.facts import NEEDLES, NO_VALUES, FactValues, fact_values
 from memcli.records.fields import timestamp
 from memcli.records.parse import parse_record
 from memcli.recordtext import one_line
@@ -50,14 +50,14 @@ def first_line(body: str) -> str:
     return ""
 
 
-def needle_bits(needles: tuple[bytes, ...]) -> int:
-    return sum(1 << NEEDLES.index(n) for n in needles)
+def needle_bits(data: bytes) -> int:
+    """Which of NEEDLES the file's bytes hold, one bit each (memcli.records.facts.needles_in)."""
+    return sum(1 << i for i, needle in enumerate(NEEDLES) if needle in data)
 
 
-def facts_blob(facts: RecordFacts) -> bytes | None:
+def facts_blob(values: FactValues) -> bytes | None:
     """The reference facts minus the needles (a column of their own), or None when empty."""
-    row = (facts.replaced_by, facts.replaced_by_line, facts.requires, facts.requires_line)
-    return None if row == (None, None, None, None) else marshal.dumps(row)
+    return None if values == NO_VALUES else marshal.dumps(values)
 
 
 def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
@@ -77,12 +77,11 @@ def read_row(rel: str, data: bytes) -> tuple[Any, ...]:
         if loc.kind is Kind.KNOWLEDGE:
             entry = one_line(meta["description"])
     anchors = [[a.path, a.symbol] for a in anchors_of(meta)] if "anchors" in meta else []
-    facts = RecordFacts.of(rec, data)
     return (
         loc.kind.value, loc.slug, _str(meta, "kind"), _str(meta, "status"), _str(meta, "replaced_by"),
         invocation if isinstance(invocation, bool) else None, rec.parse_error,
         rec.valid if loc.kind in _VALIDATED else None,
         updated_ts, entry, json.dumps(anchors, ensure_ascii=False) if anchors else None,
-        needle_bits(facts.needles), facts_blob(facts), description, description or first_line(body), body,
+        needle_bits(data), facts_blob(fact_values(rec)), description, description or first_line(body), body,
         codec.encode(rec.loaded) if rec.loaded is not None else None,
     )
