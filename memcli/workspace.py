@@ -58,6 +58,15 @@ class Location:
 @functools.lru_cache(maxsize=65536)  # called several times per file on 10 000-record workspaces
 def locate(rel: str) -> Location:
     """Classify a workspace-relative POSIX path (of a file)."""
+    folder, _, name = rel.rpartition("/")
+    kind = _DIR_KINDS.get(folder)
+    if kind is not None and name.endswith(".md") and not name.startswith("."):  # a record as listed
+        return Location(kind, name[: -len(".md")])
+    return classify(rel)
+
+
+def classify(rel: str) -> Location:
+    """`locate(rel)` in full: any spelling of a path (`./`, `//`, hidden parts, staging, the summary)."""
     parts = [p for p in rel.split("/") if p not in ("", ".")]
     if not parts or parts[0] not in ("memory", "knowledge"):
         return Location(None, problem="outside memory/ and knowledge/", ignored=True)
