@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memcli.agents import edit, registry
+from memcli.agents import registry
 from memcli.errors import UsageError
 from memcli.values import frozen
 
@@ -62,6 +62,8 @@ def chosen(names: list[str]) -> list[Target]:
 
 def wired(root: Path) -> list[Target]:
     """The targets whose agent has memcli's hooks in its project or user config files."""
+    from memcli.agents import edit  # here: tomlkit (~13 ms) only to read the wiring, not to lint
+
     out = []
     for target in known():
         found = registry.by_option(target.option)

@@ -82,3 +82,16 @@ def test_other_shapes_go_through_typer(ws: Path, argv: list[str]) -> None:
     lean = _route("memcli.entry", ws, argv)
     assert lean[3]
     assert lean[:3] == _route("memcli.cli", ws, argv)[:3]
+
+
+def test_the_hook_on_a_valid_record_loads_none_of_the_heavy_libraries(ws: Path) -> None:
+    """Every commit pays the hook's start: it reads the config and lints a record without Typer,
+    pydantic (a plainly valid frontmatter), tomlkit (agents' config files) or litellm."""
+    (ws / "knowledge" / "broken.md").unlink()  # (its errors are worded by pydantic)
+    probe = ("import sys\nfrom memcli.entry import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+             "    print(sorted(m for m in ('typer', 'pydantic', 'tomlkit', 'litellm') if m in sys.modules),"
+             " file=sys.stderr)\n    raise\n")
+    done = subprocess.run([sys.executable, "-c", probe, "lint", "--paths-only", _decision(ws)], cwd=ws,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "[]"
