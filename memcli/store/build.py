@@ -1,4 +1,5 @@
-"""Read and parse the files a refresh must look at: here, or on every core when they are many.
+"""Read and parse the files a refresh must look at, and make the search postings of the records kept
+without them: here, or on every core when they are many.
 
 Reading, hashing, parsing YAML and tokenising text are CPU-bound pure Python, so threads would not
 help; a forked helper starts at once with everything imported and takes a share of the files,
@@ -51,12 +52,45 @@ def items(paths: list[str], fetch: Fetch, kept: dict[str, str], postings: bool) 
     """What each file of `paths` holds, read with `fetch` and compared with its `kept` content hash:
     as batches of Items in no set order; every index comes exactly once. The row comes with its
     postings when `postings` asks."""
-    procs = procs_for(len(paths))
+
+    def item(i: int) -> Item:
+        rel = paths[i]
+        got = fetch(rel)
+        if got is None:
+            return i, None, None
+        digest, data = got
+        return i, digest, None if kept.get(rel) == digest else _row(rel, data, postings)
+
+    return shared(len(paths), item)
+
+
+# The postings of one kept record: (its index in the list, its id, what postings.postings made).
+Made = tuple[int, int, tuple[str, str, str, str, int]]
+Kept = tuple[int, str, str, bool, str, str]  # (id, slug, path, valid, description, body) of a record
+
+
+def postings_of(records: list[Kept]) -> Iterator[list[Made]]:
+    """The search postings of kept `records`, made from their kept text (a store first refreshed
+    for context, or a new tokenizer): as batches in no set order, every index exactly once."""
+    from memcli.store.postings import postings  # here: context fills no postings
+
+    def made(i: int) -> Made:
+        doc_id, slug, path, ok, description, body = records[i]
+        return i, doc_id, postings(slug, path, bool(ok), description, body)
+
+    return shared(len(records), made)
+
+
+def shared(count: int, one: Callable[[int], tuple[Any, ...]]) -> Iterator[list[Any]]:
+    """`one(i)` for every i in range(count), a marshal-able tuple whose first value is i: as batches
+    in no set order, every index exactly once; on forked helpers, each taking every procs-th index,
+    when there are many."""
+    procs = procs_for(count)
     if procs == 1:
-        yield [_item(i, paths[i], fetch, kept, postings) for i in range(len(paths))]
+        yield [one(i) for i in range(count)]
         return
-    shares = [range(i, len(paths), procs) for i in range(procs)]
-    started = [(share, forked.stream(_producer(paths, share, fetch, kept, postings))) for share in shares]
+    shares = [range(i, count, procs) for i in range(procs)]
+    started = [(share, forked.stream(_producer(share, one))) for share in shares]
     helpers = [helper for _, helper in started if helper is not None]
     owned = [share for share, helper in started if helper is not None]
     todo = {i for share, helper in started if helper is None for i in share}  # the parent's to do
@@ -72,29 +106,23 @@ def items(paths: list[str], fetch: Fetch, kept: dict[str, str], postings: bool) 
     for n, share in enumerate(owned):
         todo.update(i for i in share if i not in got[n])
     if todo:
-        yield [_item(i, paths[i], fetch, kept, postings) for i in sorted(todo)]
+        yield [one(i) for i in sorted(todo)]
 
 
-def _item(i: int, rel: str, fetch: Fetch, kept: dict[str, str], postings: bool) -> Item:
-    got = fetch(rel)
-    if got is None:
-        return i, None, None
-    digest, data = got
-    return i, digest, None if kept.get(rel) == digest else _row(rel, data, postings)
+Send = Callable[[bytes], None]
 
 
-def _producer(paths: list[str], share: range, fetch: Fetch, kept: dict[str, str],
-              postings: bool) -> Callable[[Callable[[bytes], None]], None]:
-    """What a helper runs: the Items of its share, sent BATCH at a time."""
+def _producer(share: range, one: Callable[[int], tuple[Any, ...]]) -> Callable[[Send], None]:
+    """What a helper runs: `one` of each index of its share, sent BATCH at a time."""
 
-    def produce(send: Callable[[bytes], None]) -> None:
+    def produce(send: Send) -> None:
         for at in range(0, len(share), BATCH):
-            send(marshal.dumps([_item(i, paths[i], fetch, kept, postings) for i in share[at : at + BATCH]]))
+            send(marshal.dumps([one(i) for i in share[at : at + BATCH]]))
 
     return produce
 
 
-def _batch(frame: bytes | None) -> list[Item] | None:
+def _batch(frame: bytes | None) -> list[Any] | None:
     if frame is None:
         return None
     try:

@@ -316,8 +316,9 @@ class RecordStore(Database):
 
     def _fill_postings(self, version: str | None) -> None:
         """The postings of every record kept without them (refreshed by another reader, or made by
-        another tokenizer version), made from the kept text."""
-        from memcli.store.postings import postings  # here: only search's postings
+        another tokenizer version), made from the kept text: on every core when they are many
+        (the first search after `memcli context` built the store of a fresh clone)."""
+        from memcli.store.build import postings_of  # here: only search's postings
 
         marked = self.conn.execute("SELECT value FROM meta WHERE key = 'postings-version'").fetchone()
         if marked is not None and marked[0] != version:
@@ -328,12 +329,11 @@ class RecordStore(Database):
         pending = self.conn.execute(
             "SELECT d.id, d.slug, d.path, d.parse_error IS NULL, t.description, t.body FROM docs d"
             " JOIN texts t USING (id) WHERE d.terms IS NULL").fetchall()
-        for doc_id, slug, path, ok, description, body in pending:
-            made = postings(slug, path, bool(ok), description, body)
-            self.conn.execute("UPDATE docs SET terms = ? WHERE id = ?", (made[4], doc_id))
-            self.conn.execute("UPDATE texts SET words = ? WHERE id = ?", (made[3], doc_id))
-            self.conn.execute("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
-                              (doc_id, *made[:3]))
+        for batch in postings_of(pending):
+            self.conn.executemany("UPDATE docs SET terms = ? WHERE id = ?", [(m[4], d) for _, d, m in batch])
+            self.conn.executemany("UPDATE texts SET words = ? WHERE id = ?", [(m[3], d) for _, d, m in batch])
+            self.conn.executemany("INSERT INTO fts(rowid, slug, description, body) VALUES (?,?,?,?)",
+                                  [(d, *m[:3]) for _, d, m in batch])
         self.set_meta("postings", version)
 
     def _drop(self, doc_id: int) -> None:

@@ -5,6 +5,7 @@ parser, links and folders left to the readers, helpers for a large build."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -93,6 +94,32 @@ def test_a_large_build_in_helpers_equals_one_in_process(generated: Path, monkeyp
     assert not started
     assert _rows_of(generated, monkeypatch, 100) == alone
     assert len(started) == 3 and None not in started
+
+
+def _filled_later(generated: Path, monkeypatch, min_files: int) -> list[tuple]:  # type: ignore[no-untyped-def]
+    """The postings of a store first refreshed for another reader (context), made by search."""
+    monkeypatch.setattr(build, "MIN_FILES", min_files)
+    ws = Workspace.open(generated)
+    path = store_path(ws.state_dir, ws.root)
+    with RecordStore(ws.root, path, racy_ns=0) as store:  # (stamps trusted: the files are not read again)
+        store.refresh()
+    with SearchIndex(ws.root, path, racy_ns=0) as index:
+        assert index.refresh().read == 0
+        return index.conn.execute(
+            "SELECT d.path, d.terms, t.words, f.slug, f.description, f.body FROM docs d JOIN texts t"
+            " USING (id) JOIN fts f ON f.rowid = d.id ORDER BY d.path").fetchall()
+
+
+def test_postings_made_later_on_helpers_equal_those_made_with_the_rows(generated: Path, monkeypatch) -> None:
+    started = _helpers(monkeypatch)
+    monkeypatch.setattr(build, "BATCH", 7)
+    with_rows = [(p, t, w) for p, _, _, _, _, _, t, w, _ in _rows_of(generated, monkeypatch, 10**9)]
+    assert not started
+    later = _filled_later(generated, monkeypatch, 100)
+    assert len(started) == 6 and None not in started  # three reading the files, three the postings
+    assert [(p, t, w) for p, t, w, *_ in later] == with_rows
+    shutil.rmtree(Workspace.open(generated).state_dir / "search")
+    assert _filled_later(generated, monkeypatch, 10**9) == later and len(started) == 6
 
 
 def test_a_helper_dying_mid_build_loses_nothing(generated: Path, monkeypatch) -> None:
