@@ -120,6 +120,5 @@ def terminable(command: Callable[[], int]) -> int:
     except Terminated:
         print("Terminated.", file=sys.stderr)
         return EXIT_TERMINATED
-    finally:
-        if previous is not None:  # (None: set outside Python; then it stays ignored)
-            signal.signal(signal.SIGTERM, previous)
+    finally:  # (None: a handler set outside Python, which cannot be put back: the default then)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
