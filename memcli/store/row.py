@@ -21,7 +21,7 @@ import marshal
 from typing import Any
 
 from memcli.records.anchors import anchors_of
-from memcli.records.facts import NEEDLES, NO_VALUES, FactValues, fact_values
+from memcli.records.facts import NEEDLES, NO_VALUES, FactValues, fact_values, needles_in
 from memcli.records.fields import timestamp
 from memcli.records.parse import parse_record
 from memcli.recordtext import one_line
@@ -51,8 +51,8 @@ def first_line(body: str) -> str:
 
 
 def needle_bits(data: bytes) -> int:
-    """Which of NEEDLES the file's bytes hold, one bit each (memcli.records.facts.needles_in)."""
-    return sum(1 << i for i, needle in enumerate(NEEDLES) if needle in data)
+    """Which of NEEDLES the file's bytes hold (memcli.records.facts.needles_in), one bit each."""
+    return sum(1 << NEEDLES.index(needle) for needle in needles_in(data))
 
 
 def facts_blob(values: FactValues) -> bytes | None:
