@@ -2,6 +2,8 @@
 
 A temp file in the target's own directory, fsync'd, then `os.replace`d over the target, then the
 directory fsync'd: a crash at any point leaves either the old file or the new one, never a mix.
+A process killed mid-write (SIGKILL: nothing runs) also leaves its temp file, hidden beside the
+target (`leftover_of` names it, for the code that tidies such a folder).
 
 A new file or folder is never more open than the folder it is made in: inside a private folder
 (one that group and others cannot enter, as memcli's state folder: `private_dir`) it is 0600 /
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 import threading
 from pathlib import Path
@@ -72,10 +75,22 @@ def private_dir(folder: Path | str) -> Path:
     return folder
 
 
+_PREFIX, _SUFFIX = ".", ".tmp"
+_RANDOM = re.compile(r"[a-z0-9_]{8}")  # tempfile's names (tempfile._RandomNameSequence)
+
+
+def leftover_of(name: str, target: str) -> bool:
+    """Whether a file named `name` is the temp file an interrupted write of `target` (a file name in
+    the same folder) left."""
+    head, tail = _PREFIX + target + ".", _SUFFIX
+    return (len(name) == len(head) + 8 + len(tail) and name.startswith(head) and name.endswith(tail)
+            and _RANDOM.fullmatch(name, len(head), len(head) + 8) is not None)
+
+
 def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
     path = Path(path)
     make_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_PREFIX}{path.name}.", suffix=_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

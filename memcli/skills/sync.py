@@ -3,11 +3,12 @@
 The whole change is computed before anything is written: what each folder should hold, against
 what it holds. A folder memcli wrote (its marker) is brought up to date or removed with its
 record; a folder without the marker is a person's and is never touched, only reported. Each file
-is written atomically, the marker first (an interrupted sync leaves a folder the next one finishes);
-a removal takes the marker last. When the records, the agents, the settings and what else each
-agent lists (its dialect's `inputs`: its cap's setting, the other skills in its folders) are what
-the last sync saw and every file it wrote is untouched (their stats, state.py), nothing is read
-again.
+is written atomically, the marker first (an interrupted sync leaves a folder the next one finishes:
+one with the marker, or one holding nothing but the marker's unfinished temp file, which no person
+wrote); a removal takes the marker last, and the temp files a killed sync left are swept. When
+the records, the agents, the settings and what else each agent lists (its dialect's `inputs`: its
+cap's setting, the other skills in its folders) are what the last sync saw and every file it wrote
+is untouched (their stats, state.py), nothing is read again.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli import __version__
+from memcli.atomicio import leftover_of
 from memcli.recordtext import read_file
 from memcli.skills import place, render, state
 from memcli.skills.sources import Source, digest, file_digest, read_sources, record_files
@@ -57,6 +59,7 @@ class _Plan:
     final: dict[str, dict[str, bytes]] = field(default_factory=dict)  # skill folder → all its files
     writes: dict[str, dict[str, bytes]] = field(default_factory=dict)  # skill folder → files to write
     drops: dict[str, list[str]] = field(default_factory=dict)  # skill folder → files to remove
+    sweeps: dict[str, list[str]] = field(default_factory=dict)  # skill folder → a killed sync's temp files
 
 
 def _key(root: Path, files: list[tuple[str, bytes]], targets: list[Target], scope: list[Target],
@@ -144,6 +147,14 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
             mark = _read(root / rel / render.MARKER)
             owned = render.read_marker(mark) if mark is not None else None
             files = want.pop(name, None)
+            if owned is None and (left := _unfinished(root / rel)) is not None:
+                if left:
+                    plan.sweeps[rel] = left
+                if files is not None:  # made again below, as a new one
+                    want[name] = files
+                elif left:  # no record: the folder it began goes (an empty one is left as it is)
+                    plan.drops[rel] = []
+                continue
             if owned is None:  # a person's skill (or a stray file): never touched
                 if files is not None:
                     result.kept.append({"skill": rel, "record": _source_of(files)})
@@ -155,6 +166,8 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
                 if files is not None:
                     desired[folder].pop(name)
                 continue
+            if left := _leftovers(root / rel, owned):
+                plan.sweeps[rel] = left
             if files is None:  # its record is gone, or no agent here takes it any more
                 plan.drops[rel] = owned
                 result.removed.append(rel)
@@ -176,6 +189,34 @@ def _plan(root: Path, desired: dict[str, dict[str, dict[str, bytes]]], folders: 
     return plan
 
 
+def _unfinished(folder: Path) -> list[str] | None:
+    """What a folder without a marker holds when it is a sync's that was killed before its marker was
+    in place (nothing, or the marker's temp file): those names, else None (a person's, or a file)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    return names if all(leftover_of(n, render.MARKER) for n in names) else None
+
+
+def _leftovers(folder: Path, owned: list[str]) -> list[str]:
+    """The temp files a killed write of one of memcli's own files in this folder left (paths
+    relative to it, as `owned` names its files)."""
+    by_dir: dict[str, set[str]] = {}
+    for name in owned:
+        sub, _, base = name.rpartition("/")
+        by_dir.setdefault(sub, set()).add(base)
+    out = []
+    for sub, bases in by_dir.items():
+        try:
+            names = os.listdir(folder / sub)
+        except OSError:
+            continue
+        out += [f"{sub}/{n}" if sub else n for n in names
+                if n.startswith(".") and any(leftover_of(n, base) for base in bases)]
+    return sorted(out)
+
+
 def _source_of(files: dict[str, bytes]) -> str:
     import json  # here: only a sync that changes something reads a marker
 
@@ -191,6 +232,9 @@ def _apply(root: Path, plan: _Plan, result: Result) -> None:
         for name, data in sorted(files.items()):
             if name != render.MARKER:
                 atomic_write_bytes(root / rel / name, data)
+    for rel, names in sorted(plan.sweeps.items()):
+        for name in names:
+            atomic_delete(root / rel / name)
     for rel, names in sorted(plan.drops.items()):
         for name in sorted(names, key=lambda n: n == render.MARKER):  # the marker last
             atomic_delete(root / rel / name)

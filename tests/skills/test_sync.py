@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -191,6 +192,67 @@ def test_an_interrupted_write_is_finished_by_the_next_sync(ws: Path) -> None:
     skill.unlink()  # as if the sync had stopped after the marker
     assert run_sync(ws, "claude-code").written == [".claude/skills/a-fact"]
     assert skill.read_bytes() == whole
+
+
+def _leftover(folder: Path, target: str) -> Path:
+    """The temp file a write of `target` killed before its rename leaves (as memcli.atomicio makes it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target}.", suffix=".tmp", dir=folder)
+    os.write(fd, b'{"generated_by": "memcli sk')  # cut off mid-write
+    os.close(fd)
+    return Path(name)
+
+
+def test_a_sync_killed_before_its_marker_landed_is_finished_by_the_next(ws: Path) -> None:
+    """A kill between making a skill's folder and renaming its marker into place leaves a folder
+    without a marker: empty, or holding the marker's temp file. No person wrote that: the next sync
+    makes the skill there and sweeps the temp, as it would in a folder that was never begun."""
+    knowledge(ws, "a-fact", "A fact.")
+    knowledge(ws, "b-fact", "B fact.")
+    run_sync(ws, "claude-code")
+    whole = tree(ws)
+    shutil.rmtree(ws / ".claude/skills")
+    temp = _leftover(ws / ".claude/skills/a-fact", MARKER)
+    (ws / ".claude/skills/b-fact").mkdir()
+    result = run_sync(ws, "claude-code")
+    assert result.written == [".claude/skills/a-fact", ".claude/skills/b-fact"] and result.kept == []
+    assert tree(ws) == whole and not temp.exists()
+    # with its record gone, the folder such a kill began goes too (an empty one is nobody's: left)
+    (ws / "knowledge/a-fact.md").unlink()
+    (ws / "knowledge/b-fact.md").unlink()
+    shutil.rmtree(ws / ".claude/skills")
+    _leftover(ws / ".claude/skills/a-fact", MARKER)
+    (ws / ".claude/skills/b-fact").mkdir()
+    result = run_sync(ws, "claude-code")
+    assert not (ws / ".claude/skills/a-fact").exists() and (ws / ".claude/skills/b-fact").is_dir()
+    assert result.kept == [] and result.left == []
+
+
+def test_what_looks_half_written_but_holds_a_persons_file_is_theirs(ws: Path) -> None:
+    knowledge(ws, "a-fact", "A fact.")
+    temp = _leftover(ws / ".claude/skills/a-fact", MARKER)
+    notes = ws / ".claude/skills/a-fact/notes.txt"
+    notes.write_text("mine\n", encoding="utf-8")
+    result = run_sync(ws, "claude-code")
+    assert result.written == [] and result.kept == [{"skill": ".claude/skills/a-fact",
+                                                     "record": "knowledge/a-fact.md"}]
+    assert sorted(p.name for p in notes.parent.iterdir()) == sorted([temp.name, "notes.txt"])
+
+
+def test_a_killed_write_in_a_skill_memcli_owns_is_swept(ws: Path) -> None:
+    """A kill mid-write of SKILL.md (its marker in place) leaves SKILL.md's temp file beside it: the
+    next sync removes it, and a removed record's folder goes whole instead of being left behind."""
+    knowledge(ws, "a-fact", "A fact.")
+    knowledge(ws, "b-fact", "B fact.")
+    run_sync(ws, "claude-code")
+    whole = tree(ws)
+    kept = _leftover(ws / ".claude/skills/a-fact", "SKILL.md")
+    gone = _leftover(ws / ".claude/skills/b-fact", "SKILL.md")
+    (ws / "knowledge/b-fact.md").unlink()
+    result = run_sync(ws, "claude-code")
+    assert result.removed == [".claude/skills/b-fact"] and result.left == []
+    assert not kept.exists() and not gone.parent.exists()
+    assert tree(ws) == {k: v for k, v in whole.items() if "/b-fact/" not in k}
 
 
 def test_not_committed_means_git_ignores_exactly_the_generated_folders(ws: Path) -> None:

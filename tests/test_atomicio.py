@@ -1,0 +1,41 @@
+"""What a write killed before its rename leaves, and that memcli.atomicio can name it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from memcli.atomicio import atomic_write_bytes, leftover_of
+
+REPO = Path(__file__).resolve().parents[1]
+KILLED = """
+import os, signal, sys
+from memcli import atomicio
+atomicio.os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)  # killed just before the rename
+atomicio.atomic_write_bytes(sys.argv[1], b"new bytes")
+"""
+
+
+def test_the_temp_file_of_a_killed_write_is_named_by_leftover_of(tmp_path: Path) -> None:
+    target = tmp_path / ".memcli-skill"
+    target.write_bytes(b"old bytes")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", KILLED, str(target)], env=env)
+    assert proc.returncode == -signal.SIGKILL
+    left = sorted(p.name for p in tmp_path.iterdir() if p != target)
+    assert len(left) == 1 and target.read_bytes() == b"old bytes"
+    assert leftover_of(left[0], ".memcli-skill")
+    assert not leftover_of(left[0], "memcli-skill") and not leftover_of(left[0], ".memcli-skil")
+
+
+def test_other_names_are_not_leftovers(tmp_path: Path) -> None:
+    atomic_write_bytes(tmp_path / "SKILL.md", b"x")
+    assert [p.name for p in tmp_path.iterdir()] == ["SKILL.md"]
+    for name in (".SKILL.md.tmp", ".SKILL.md.abcdefg.tmp", ".SKILL.md.abcdefghi.tmp",
+                 ".SKILL.md.ABCDEFGH.tmp", "SKILL.md.abcdefgh.tmp", ".SKILL.md.abcdefgh.txt",
+                 ".SKILL.md.abc/efgh.tmp"):
+        assert not leftover_of(name, "SKILL.md"), name
+    assert leftover_of(".SKILL.md.ab_d3fgh.tmp", "SKILL.md")
