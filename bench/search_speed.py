@@ -13,6 +13,8 @@ medians of --rounds cold processes interleaved round by round (load from elsewhe
   python -c pass           an interpreter start, the baseline
   memcli search, warm      one query, output piped, the store already built (as an agent's shell runs it)
   memcli search, cold      the same into an empty state folder: the whole index build, imports included
+  memcli context, cold     a fresh clone's first session start (into an empty state folder), and
+  search after it          then the agent's first search, the store left as that context left it
 and the ratio warm / pass, in wall and CPU time. With --before CHECKOUT, the same commands of that
 checkout (its own state folders), interleaved. Targets at 10 000 records: warm <= 4x pass, cold <= 2 s.
 
@@ -202,11 +204,17 @@ def cli(args: argparse.Namespace, tmp: Path) -> None:
         for name, env in envs.items():
             warm[name].append(process([*search, query], env, root))
     cold: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    context: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
+    after: dict[str, list[tuple[float, float]]] = {name: [] for name in envs}
     for i in range(args.cold_rounds):
         for name, env in envs.items():
             state = tmp / f"cold-{i}-{name.replace(' ', '-')}"
             cold[name].append(process([*search, CLI_QUERIES[i % len(CLI_QUERIES)]],
                                       {**env, "MEMCLI_STATE_DIR": str(state)}, root))
+            shutil.rmtree(state)
+            fresh = {**env, "MEMCLI_STATE_DIR": str(state)}
+            context[name].append(process([py, "-c", ENTRY, "context"], fresh, root))
+            after[name].append(process([*search, CLI_QUERIES[i % len(CLI_QUERIES)]], fresh, root))
             shutil.rmtree(state)
 
     def med(got: list[tuple[float, float]], i: int) -> float:
@@ -218,7 +226,9 @@ def cli(args: argparse.Namespace, tmp: Path) -> None:
     print(f"  {'':<34} {'wall':>9} {'x pass':>7} {'cpu':>9} {'x pass':>7}")
     rows = [("python -c pass", pass_times)]
     for name in envs:
-        rows += [(f"memcli search, warm ({name})", warm[name]), (f"memcli search, cold ({name})", cold[name])]
+        rows += [(f"memcli search, warm ({name})", warm[name]), (f"memcli search, cold ({name})", cold[name]),
+                 (f"memcli context, cold ({name})", context[name]),
+                 (f"search after it ({name})", after[name])]
     for label, got in rows:
         wall, cpu = med(got, 0), med(got, 1)
         print(f"  {label:<34} {wall * 1000:6.0f} ms {wall / base_wall:6.1f}x {cpu * 1000:6.0f} ms"

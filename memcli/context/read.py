@@ -3,9 +3,10 @@
 Of every knowledge record: whether it is valid (the Linter's parse, schema and slug checks), its
 kind, one-line description, `model_invocation` and `updated_at`, and the anchors it names; and the
 summary's body. At every agent session start the store answers from rows kept from one parse, so an
-unchanged workspace costs one stat per file and one query. What the store does not keep — a link
-or a folder where a record file would be — is read from the disk as before, so the result is the
-one the files give (`tests/store/test_same_output.py` compares both).
+unchanged workspace costs one stat per file and one query, and a fresh clone parses only those.
+What the store does not keep — a link or a folder where a record file would be — is read from the
+disk as before, so the result is the one the files give (`tests/store/test_same_output.py` compares
+both).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from memcli.store import RecordStore
 
 KIND_ORDER = ("rule", "policy", "howto", "fact", "term")
+RESIDENT = (KIND_DIRS[Kind.KNOWLEDGE] + "/", SUMMARY_PATH)  # the record files the context is made of
 
 
 @frozen
@@ -165,7 +167,8 @@ def from_store(workspace: Workspace) -> Resident | None:
 def _read_store(workspace: Workspace, store: RecordStore) -> Resident | None:
     """(entries with their anchor marks, skipped paths, summary lines, summary path), or None when
     a record folder is a link (the Linter's walk does not follow it: the caller reads the files)."""
-    store.refresh()
+    # only what is shown: a fresh clone's decisions and requests wait for the first command that reads them
+    store.refresh(within=RESIDENT)
     if store.linked:
         return None
     # a valid row has all four fields (store.knowledge types them for any row)

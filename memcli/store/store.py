@@ -4,11 +4,14 @@ Every reader calls `refresh()` first: the record folders are listed and every fi
 (listing.py), and only files whose stamp changed — or whose stamp was too close to when they were
 read to be trusted, the "racy clean" case git also guards against — are read again; a file whose
 bytes hash the same is not parsed again. Files gone from the listing are dropped, so a rename is a
-drop plus an add. Records that changed are parsed once (row.py), by helper processes when there
-are many (build.py). `refresh(postings=True)` also makes the search postings of every record that
-lacks them (postings.py): only search asks. Readers then query rows instead of parsing files; see
-the methods below. A store refreshed again in the same process (a long-lived one) watches the
-record folders instead of listing them, where it can (watch.py).
+drop plus an add. Records that changed are parsed once (row.py), by helper processes when there are
+many (build.py). `refresh(postings=True)` also makes the search postings of every record that lacks
+them (postings.py): only search asks. `refresh(within=...)` reads, where files came or went, only
+those under the prefixes given (a session start needs knowledge/ and the summary, not the decisions
+a fresh clone or a pull brought): the other rows are made by the next refresh without it. Readers
+then query rows instead of parsing files; see the methods below. A store refreshed again in the
+same process (a long-lived one) watches the record folders instead of listing them, where it can
+(watch.py).
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class RecordStore(Database):
         self._count = 0  # record files, as of the last refresh
         self._shared: set[str] = set()  # files with another hard link: lstat-ed at every refresh
         self._pending: set[str] = set()  # files a refresh could not read: looked at again
+        self._partial = False  # the last refresh read only some folders: the next one lists them all
         super().__init__(root, db_path, threads=threads)
         self._forget_rows_of_other_code()
 
@@ -119,18 +123,20 @@ class RecordStore(Database):
             self.set_meta("code", code)
 
     # -- freshness ---------------------------------------------------------------------------
-    def refresh(self, *, postings: bool = False) -> RefreshStats:
-        """Bring the store in step with the files (with `postings`, the search postings too)."""
+    def refresh(self, *, postings: bool = False, within: tuple[str, ...] | None = None) -> RefreshStats:
+        """Bring the store in step with the files (with `postings`, the search postings too). With
+        `within` (path prefixes) only the rows of the files under them are sure to be, all of them
+        when no file came or went."""
         self._refreshes += 1
         try:
-            return self._refresh(postings)
+            return self._refresh(postings, within)
         except sqlite3.DatabaseError:
             self.recover()
-            return self._refresh(postings)
+            return self._refresh(postings, within)
 
-    def _refresh(self, postings: bool) -> RefreshStats:
+    def _refresh(self, postings: bool, within: tuple[str, ...] | None = None) -> RefreshStats:
         self._hashes = None
-        if self._watch is not None:
+        if self._watch is not None and not self._partial:  # events tell nothing of the rows not made
             by_events = self._refresh_by_events(postings)
             if by_events is not None:
                 return by_events
@@ -157,6 +163,9 @@ class RecordStore(Database):
             return RefreshStats(unchanged=len(found))
         with self.writing():
             moved = diff.moved(self.conn, found) if self.size() == len(found) else None
+            if moved is None and within is not None and not postings:
+                return self._apply_within(found.files(), within)
+            self._partial = False
             if moved is None:  # files came or went: every row is compared
                 stats, complete = self._apply(found.files(), postings)
             else:
@@ -258,6 +267,22 @@ class RecordStore(Database):
         for path in known.keys() - files.keys():
             del self._hashes[path]
         return self._update(todo, known, gone, len(files) - len(todo), postings)
+
+    def _apply_within(self, files: dict[str, Stamp], within: tuple[str, ...]) -> RefreshStats:
+        """Compare the rows under `within` with the files there and bring them in step; the rows
+        the listing no longer matches are forgotten as such (the next full refresh compares all)."""
+        known, trusted = self._rows()
+        inside = {rel: st for rel, st in files.items() if rel.startswith(within)}
+        todo = [(rel, st) for rel, st in inside.items() if trusted.get(rel) != st]
+        gone = [doc_id for path, (doc_id, _) in known.items()
+                if path.startswith(within) and path not in inside]
+        stats, _ = self._update(todo, known, gone, len(inside) - len(todo), False)
+        diff.keep(self.conn, None, [])
+        self.set_meta("listing", None)
+        if stats.added or stats.updated:
+            self.set_meta("postings", None)
+        self._partial = True
+        return stats
 
     def _apply_some(self, files: dict[str, Stamp], total: int, postings: bool) -> tuple[RefreshStats, bool]:
         """Compare the rows of `files` only (diff.py: the others did not move) and update them."""

@@ -233,3 +233,66 @@ def test_a_store_that_cannot_be_replaced_goes_on_in_memory(example: Path, monkey
         store.recover()
         assert store.db_path is None
         assert store.refresh().added == store.size() > 0
+
+
+def _rows(store: RecordStore) -> list[tuple]:
+    """What the store made of each file, without its id or when it was read."""
+    return store.conn.execute("SELECT path, hash, type, slug, kind, status, valid, entry, anchors, needles"
+                              " FROM docs ORDER BY path").fetchall()
+
+
+def test_a_refresh_within_some_folders_reads_only_those_and_the_next_one_the_rest(generated: Path) -> None:
+    """What a session start does on a fresh clone: the knowledge and the summary are read, the
+    decisions and requests wait for the first refresh that wants every row; the rows come out as
+    a full refresh makes them."""
+    from memcli.context.read import RESIDENT
+
+    with _store(generated) as whole:
+        whole.refresh()
+        every = _rows(whole)
+    shutil.rmtree(Workspace.open(generated).state_dir)
+    inside = [row for row in every if row[0].startswith(RESIDENT)]
+    assert 0 < len(inside) < len(every)
+    with _store(generated) as store:
+        first = store.refresh(within=RESIDENT)
+        assert (first.added, first.read) == (len(inside), len(inside)) and _rows(store) == inside
+        again = store.refresh(within=RESIDENT)  # nothing new under them: nothing read
+        assert (again.added, again.read, again.unchanged) == (0, 0, len(inside))
+    with _store(generated) as store:
+        rest = store.refresh()
+        assert (rest.added, rest.read, rest.unchanged) == (len(every) - len(inside),) * 2 + (len(inside),)
+        assert _rows(store) == every
+        assert store.refresh().read == 0  # complete: the listing is kept again
+
+
+def test_a_refresh_within_some_folders_sees_removals_there_and_only_there(generated: Path) -> None:
+    from memcli.context.read import RESIDENT
+
+    with _store(generated) as store:
+        store.refresh()
+        size = store.size()
+        knowledge = next(p for (p,) in store.conn.execute("SELECT path FROM docs WHERE type = 'knowledge'"))
+        decision = next(p for (p,) in store.conn.execute("SELECT path FROM docs WHERE type = 'decision'"))
+    (generated / knowledge).unlink()
+    (generated / decision).unlink()
+    with _store(generated) as store:
+        assert store.refresh(within=RESIDENT).removed == 1 and store.size() == size - 1
+        assert store.conn.execute("SELECT count(*) FROM docs WHERE path = ?", (decision,)).fetchone() == (1,)
+        assert store.refresh().removed == 1 and store.size() == size - 2
+
+
+def test_a_long_lived_store_after_a_refresh_within_folders_makes_every_row(generated: Path) -> None:
+    """The watch of a long-lived process tells what changed, not which rows a refresh within some
+    folders left unmade: the next full refresh lists the folders again."""
+    from memcli.context.read import RESIDENT
+
+    with _store(generated) as whole:
+        whole.refresh()
+        every = _rows(whole)
+    shutil.rmtree(Workspace.open(generated).state_dir)
+    with _store(generated) as store:
+        store.refresh(within=RESIDENT)
+        store.refresh(within=RESIDENT)  # the second refresh of this object: the watch is armed
+        store.refresh()
+        assert _rows(store) == every
+        assert store.refresh().unchanged == len(every)

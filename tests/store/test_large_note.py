@@ -55,6 +55,8 @@ def test_a_large_first_build_says_what_it_reads_on_a_terminal_only(tmp_path: Pat
 
 def test_the_first_search_after_context_says_it_indexes(tmp_path: Path) -> None:
     root = workspace_gen.generate(tmp_path / "ws", MIN_FILES + 100)
+    for path in [*root.glob("memory/*/*.md")]:  # all knowledge: what a session start reads
+        path.rename(root / "knowledge" / path.name)
     count = sum(1 for _ in root.rglob("*.md"))
     state = tmp_path / "state"
     code, err = _run(root, state, "context", tty=True)
