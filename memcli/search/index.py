@@ -46,8 +46,8 @@ class SearchIndex(RecordStore):
         self.vector_cache = None  # keyed by this connection's counters
         super().recover()
 
-    def refresh(self, *, postings: bool = True) -> RefreshStats:
-        return super().refresh(postings=postings)
+    def refresh(self, *, postings: bool = True, within: tuple[str, ...] | None = None) -> RefreshStats:
+        return super().refresh(postings=postings, within=within)
 
     def search(self, query: str | Query, *, types: Iterable[str] | None = None, kind: str | None = None,
                status: str | None = None, include_replaced: bool = False, limit: int = 10,
