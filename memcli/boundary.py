@@ -3,11 +3,12 @@ one line on stderr and the traceback (with versions) in a log file."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,42 @@ def run_guarded(entry: Callable[[], int | None]) -> int:
         return EXIT_BUG
 
 
+@contextlib.contextmanager
+def first_signal_raises(signum: int, error: type[BaseException]) -> Iterator[None]:
+    """In the main thread, the first `signum` raises `error` there; later ones are ignored from then
+    on, so neither the short clean-up on the way out (recording what was kept, letting go of a lock)
+    nor the exit after it can be broken into a traceback. Without that signal the handler before is
+    put back (the default, where it was set outside Python and cannot be). Elsewhere, nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    import signal  # here: its enums cost ~1 ms, and only the commands that stop cleanly set a handler
+
+    previous = signal.getsignal(signum)
+    raised = False
+
+    def first(got: int, frame: object) -> None:
+        nonlocal raised
+        raised = True
+        signal.signal(got, signal.SIG_IGN)
+        raise error
+
+    signal.signal(signum, first)
+    try:
+        yield
+    finally:
+        if not raised:  # after the signal the command is ending: it stays deaf to the next one
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+
+
+def one_interrupt() -> contextlib.AbstractContextManager[None]:
+    """Ctrl-C during a run that records what it kept (extract, import): the first raises
+    KeyboardInterrupt, later ones are ignored (first_signal_raises)."""
+    import signal  # here: as in first_signal_raises
+
+    return first_signal_raises(signal.SIGINT, KeyboardInterrupt)
+
+
 def terminable(command: Callable[[], int]) -> int:
     """`command()`, where SIGTERM (`timeout` ending a cron job, a scheduler or a CI runner stopping
     it) raises Terminated, a KeyboardInterrupt, in the main thread: the command stops as on Ctrl-C,
@@ -104,21 +141,11 @@ def terminable(command: Callable[[], int]) -> int:
     recorded) instead of the process vanishing mid-write; then "Terminated." and exit 143. Later
     SIGTERMs are ignored while it stops. For the commands that write as they run (consolidate,
     extract, import); a server keeps the default and just ends."""
-    if threading.current_thread() is not threading.main_thread():
-        return command()
-    import signal  # here: its enums cost ~1 ms, and only these commands set a handler
+    import signal  # here: as in first_signal_raises
 
-    previous = signal.getsignal(signal.SIGTERM)
-
-    def stop(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        return command()
-    except Terminated:
-        print("Terminated.", file=sys.stderr)
-        return EXIT_TERMINATED
-    finally:  # (None: a handler set outside Python, which cannot be put back: the default then)
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    with first_signal_raises(signal.SIGTERM, Terminated):
+        try:
+            return command()
+        except Terminated:
+            print("Terminated.", file=sys.stderr)
+            return EXIT_TERMINATED

@@ -147,3 +147,53 @@ def test_config_errors_list_every_unknown_key_with_its_path_and_a_suggestion(ws:
     assert f"unknown key {prefix}extract.wibble;" in err
     assert f"unknown key {prefix}extrct (did you mean {prefix}extract?)" in err
     assert f"{prefix}lint.body_max_chars: Input should be a valid integer" in err
+
+
+class _Stopped(Exception):
+    pass
+
+
+@pytest.fixture
+def usr1():  # type: ignore[no-untyped-def]
+    """SIGUSR1's handler as the test found it, put back after (the tests below change it)."""
+    import signal
+
+    before = signal.getsignal(signal.SIGUSR1)
+    yield signal.SIGUSR1
+    signal.signal(signal.SIGUSR1, before)
+
+
+def test_the_first_signal_raises_and_later_ones_are_ignored(usr1: int) -> None:
+    """What Ctrl-C (extract, import) and SIGTERM (consolidate, extract, import) get: the first
+    raises in the main thread, the second cannot break the way out, and a run without the signal
+    puts the handler before back."""
+    import signal
+
+    from memcli.boundary import first_signal_raises
+
+    def mine(signum: int, frame: object) -> None:
+        raise AssertionError("the handler before was called")
+
+    signal.signal(usr1, mine)
+    with first_signal_raises(usr1, _Stopped):
+        assert signal.getsignal(usr1) is not mine
+    assert signal.getsignal(usr1) is mine
+    with pytest.raises(_Stopped) as stopped, first_signal_raises(usr1, _Stopped):
+        try:
+            os.kill(os.getpid(), usr1)
+        finally:
+            os.kill(os.getpid(), usr1)  # while it stops: ignored, not raised again
+    assert stopped.value.__context__ is None and signal.getsignal(usr1) == signal.SIG_IGN
+
+
+def test_a_handler_set_outside_python_is_put_back_as_the_default(usr1: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+
+    from memcli import boundary
+
+    real = signal.getsignal
+    monkeypatch.setattr(signal, "getsignal", lambda signum: None if signum == usr1 else real(signum))
+    with boundary.first_signal_raises(usr1, _Stopped):
+        pass
+    assert real(usr1) == signal.SIG_DFL

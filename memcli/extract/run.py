@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memcli import history, progress
+from memcli.boundary import one_interrupt
 from memcli.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, ConfigError, UsageError
 from memcli.extract import prompt, remember
 from memcli.extract.branch import BranchResolver
@@ -101,7 +102,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, since: dt.date
         print_dry_run(todo, as_json)
         return 0
     tally = Tally(todo)
-    with pool.one_interrupt():
+    with one_interrupt():
         if todo.work:
             branches = _branches(todo, workspace)
             # The calls first: they need no model, so no missing model, key or server loses them.

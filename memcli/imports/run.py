@@ -19,6 +19,7 @@ from memcli.agents.documents.discovery import Found, discover, kind_of, looked_i
 from memcli.agents.documents.kinds import KINDS
 from memcli.agents.documents.ledger import Ledger
 from memcli.agents.documents.reader import read_text
+from memcli.boundary import one_interrupt
 from memcli.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, ConfigError, UsageError
 from memcli.extract.run import redacted_items  # the model's strings, redacted as extract's are
 from memcli.imports import attribute, prompt
@@ -74,7 +75,7 @@ def run(workspace: Workspace, *, paths: list[Path] | None = None, kind: str | No
         gateway = Gateway.from_config(workspace, "extract", model)
         shown = progress.reporter(progress_mode, "import", machine_output=as_json, phase="import",
                                   unit="chunks", total=len(todo.work))
-        with pool.one_interrupt(), shown:
+        with one_interrupt(), shown:
             assumed = assumed_window(workspace, gateway.model)
             if assumed:
                 shown.say(f"import: {assumed}")

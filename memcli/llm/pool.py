@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import queue
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -98,25 +97,3 @@ def run_all(jobs: list[T], work: Callable[[T], R], workers: int, gate: Gate) -> 
         raise
 
 
-@contextlib.contextmanager
-def one_interrupt() -> Iterator[None]:
-    """The first Ctrl-C raises KeyboardInterrupt; later ones are ignored from then on, so neither the
-    short clean-up (recording what was kept) nor the exit after it can be broken into a traceback."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    interrupted = False
-
-    def first(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, first)
-    try:
-        yield
-    finally:
-        if not interrupted:  # after a Ctrl-C the command is ending: stay deaf to the next one
-            signal.signal(signal.SIGINT, previous)
