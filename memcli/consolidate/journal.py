@@ -10,6 +10,7 @@ before it (`gitops.commit`). `recover()` reads a journal left by a killed proces
 git if it still runs, then: if the commit exists (or no commit was asked for and every file was
 written) it finishes the job, otherwise it puts back every file that still holds what the run
 wrote. A file that holds anything else was edited by a human meanwhile: it is kept and named.
+Either way the temp files the killed writes left beside those files go (atomicio.leftover_of).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memcli import history
-from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text
+from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text, leftover_of
 from memcli.consolidate import gitops
 from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
@@ -98,6 +99,22 @@ def _roll_back(ws: Workspace, files: list[FileChange]) -> tuple[list[str], list[
         except OSError:
             stuck.append(change.path)
     return kept, stuck
+
+
+def _sweep(ws: Workspace, files: list[FileChange]) -> None:
+    """Remove the temp files that writes of `files` killed before their rename left beside them."""
+    by_folder: dict[Path, set[str]] = {}
+    for change in files:
+        target = ws.abspath(change.path)
+        by_folder.setdefault(target.parent, set()).add(target.name)
+    for folder, names in by_folder.items():
+        try:
+            present = os.listdir(folder)
+        except OSError:
+            continue
+        for name in present:
+            if name.startswith(".") and any(leftover_of(name, target) for target in names):
+                atomic_delete(folder / name)
 
 
 def _kept_note(kept: list[str], committed: bool = False) -> str:
@@ -236,6 +253,7 @@ def _settle(ws: Workspace, data: dict[str, Any], repo: gitops.Repo | None) -> st
             gitops.sync_index(repo, [c.path for c in files], sha, run_id)  # raises: journal kept
             gitops.drop_temp(repo, run_id)
         _remove_staging(ws, [str(x) for x in data.get("consumed", [])])
+        _sweep(ws, files)
         atomic_delete(journal_path(ws))
         kept = _edited_since(ws, files)
         _record(ws, run_id, result="committed" if sha else "applied", commit=sha, error=None)
@@ -250,6 +268,7 @@ def _settle(ws: Workspace, data: dict[str, Any], repo: gitops.Repo | None) -> st
         if data.get("version") != VERSION:
             gitops.unstage(repo, [c.path for c in files])  # memcli 0.1 staged into the real index
         gitops.drop_temp(repo, run_id)
+    _sweep(ws, files)
     atomic_delete(journal_path(ws))
     why = "killed while applying its result; rolled back" + _kept_note(kept)
     _record(ws, run_id, result="failed", error=why)

@@ -7,6 +7,8 @@ import json
 import os
 import socket
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 from consolidate.helpers import head, init_repo, make_unwritable, snapshot, write_staging
@@ -97,14 +99,28 @@ def _fake_crash_journal(ws, phase="applying", commit=True):
     return files
 
 
+def _killed_write(ws, path):
+    """The temp file a write of `path` killed before its rename leaves (as memcli.atomicio makes it)."""
+    target = ws.abspath(path)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.write(fd, b"half of it")
+    os.close(fd)
+    return Path(name)
+
+
 def test_recover_rolls_back_half_applied_run(repo_ws):
     ws = repo_ws
+    mine = ws.abspath("memory/decisions/.notes.tmp")  # a hidden file of the user's: not memcli's
+    mine.write_text("mine\n")
     before, before_head = snapshot(ws.root), head(ws.root)
     files = _fake_crash_journal(ws)
-    ws.abspath(DEC).write_bytes(files[0].new)  # killed after the first write
+    ws.abspath(DEC).write_bytes(files[0].new)  # killed after the first write,
+    left = _killed_write(ws, NEW)  # and in the middle of the second
     message = journal.recover(ws)
     assert "rolled back" in message
     assert snapshot(ws.root) == before and head(ws.root) == before_head
+    assert not left.exists() and mine.read_text() == "mine\n"
+    assert sorted(p.name for p in left.parent.iterdir() if p.name.startswith(".")) == []
     assert journal.recover(ws) is None
 
 
@@ -116,8 +132,9 @@ def test_recover_completes_run_whose_commit_exists(repo_ws):
         p.unlink() if c.new is None else p.write_bytes(c.new)
     git(ws.root, "add", "-A", "memory", "knowledge")
     git(ws.root, "commit", "-q", "-m", "consolidate\n\nMemcli-Run: dead")
+    left = _killed_write(ws, DEC)  # a write killed after its file was in place (the next one's)
     message = journal.recover(ws)
-    assert "completed" in message
+    assert "completed" in message and not left.exists()
     assert not (ws.staging_dir / "s1.json").exists()
     assert ws.abspath(NEW).read_bytes() == b"new request body\n"
 
