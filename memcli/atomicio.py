@@ -87,6 +87,16 @@ def leftover_of(name: str, target: str) -> bool:
             and _RANDOM.fullmatch(name, len(head), len(head) + 8) is not None)
 
 
+def leftovers(folder: Path | str, targets: set[str]) -> list[str]:
+    """The names in `folder` of the temp files interrupted writes of `targets` (file names in it)
+    left, sorted; none where the folder cannot be listed."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(n for n in names if n.startswith(_PREFIX) and any(leftover_of(n, t) for t in targets))
+
+
 def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
     path = Path(path)
     make_dirs(path.parent)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memcli import history
-from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text, leftover_of
+from memcli.atomicio import atomic_delete, atomic_write_bytes, atomic_write_text, leftovers
 from memcli.consolidate import gitops
 from memcli.consolidate.lock import guard
 from memcli.consolidate.scratch import FileChange
@@ -108,13 +108,8 @@ def _sweep(ws: Workspace, files: list[FileChange]) -> None:
         target = ws.abspath(change.path)
         by_folder.setdefault(target.parent, set()).add(target.name)
     for folder, names in by_folder.items():
-        try:
-            present = os.listdir(folder)
-        except OSError:
-            continue
-        for name in present:
-            if name.startswith(".") and any(leftover_of(name, target) for target in names):
-                atomic_delete(folder / name)
+        for name in leftovers(folder, names):
+            atomic_delete(folder / name)
 
 
 def _kept_note(kept: list[str], committed: bool = False) -> str:

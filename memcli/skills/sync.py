@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memcli import __version__
-from memcli.atomicio import leftover_of
+from memcli.atomicio import leftover_of, leftovers
 from memcli.recordtext import read_file
 from memcli.skills import place, render, state
 from memcli.skills.sources import Source, digest, file_digest, read_sources, record_files
@@ -206,15 +206,8 @@ def _leftovers(folder: Path, owned: list[str]) -> list[str]:
     for name in owned:
         sub, _, base = name.rpartition("/")
         by_dir.setdefault(sub, set()).add(base)
-    out = []
-    for sub, bases in by_dir.items():
-        try:
-            names = os.listdir(folder / sub)
-        except OSError:
-            continue
-        out += [f"{sub}/{n}" if sub else n for n in names
-                if n.startswith(".") and any(leftover_of(n, base) for base in bases)]
-    return sorted(out)
+    return sorted(f"{sub}/{n}" if sub else n
+                  for sub, bases in by_dir.items() for n in leftovers(folder / sub, bases))
 
 
 def _source_of(files: dict[str, bytes]) -> str:
