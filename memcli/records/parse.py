@@ -63,7 +63,8 @@ class FieldIssue:
 
 
 # What reading the frontmatter's YAML gave: (value, top-level key → line, error, error line). The
-# record store keeps it, so a record whose bytes did not change is rebuilt without YAML.
+# record store keeps it where the full YAML parser made it, so a record whose bytes did not change
+# is rebuilt without composing its YAML again.
 Loaded = tuple[Any, dict[str, int], str | None, int | None]
 
 
@@ -80,6 +81,9 @@ class ParsedRecord:
     key_lines: dict[str, int] = field(default_factory=dict)
     issues: list[FieldIssue] = field(default_factory=list)
     loaded: Loaded | None = field(default=None, repr=False, compare=False)  # see Loaded
+    # The plain reader read the YAML (memcli.records.fastyaml): reading it again costs less than
+    # keeping what it gave (the record store keeps only what the full YAML parser gave).
+    plain_yaml: bool = field(default=False, repr=False, compare=False)
     # The validated model, or the values a plainly valid frontmatter gives it (see `model`).
     _model: Any = field(default=None, init=False, repr=False, compare=False)
     _values: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
@@ -138,15 +142,22 @@ def _walk_lines(node: yaml.Node) -> tuple[dict[str, int], list[tuple[str, int]]]
     return lines, duplicates
 
 
-def _load_yaml(front: str) -> tuple[Any, dict[str, int], str | None, int | None]:
-    # here: PyYAML only when a record is parsed (loader_class says why)
-    import yaml
-
-    from memcli.records import fastyaml
+def _load_yaml(front: str) -> tuple[Loaded, bool]:
+    """(what reading the YAML of `front` gave, whether the plain reader read it: see fastyaml)."""
+    from memcli.records import fastyaml  # here: PyYAML only when a record is parsed (loader_class)
 
     plain = fastyaml.read_plain(front)
     if plain is not None:
-        return plain[0], plain[1], None, None
+        return (plain[0], plain[1], None, None), True
+    return _load_full(front), False
+
+
+def _load_full(front: str) -> Loaded:
+    """What PyYAML's reading of `front` gives, for the frontmatter the plain reader does not read."""
+    import yaml  # here: (loader_class says why)
+
+    from memcli.records import fastyaml  # here: with PyYAML
+
     refused = refusal(front)
     if refused is not None:  # never composed: an alias bomb or 100 000 `[` cost their size only
         return None, {}, refused.message, refused.line + 1
@@ -313,7 +324,7 @@ def parse_record(
         return rec
     front, rec.body, _ = split
     if loaded is None:
-        loaded = _load_yaml(front)
+        loaded, rec.plain_yaml = _load_yaml(front)
     rec.loaded = loaded
     meta, key_lines, error, line = loaded
     rec.key_lines = dict(key_lines)  # validation adds aliases' lines; the kept answer stays as read

@@ -36,7 +36,7 @@ CREATE TABLE docs(
 -- words: the record's words as written, for the spelling signal (search/spelling.py)
 CREATE TABLE texts(id INTEGER PRIMARY KEY, description TEXT NOT NULL, summary TEXT NOT NULL,
   body TEXT NOT NULL, words TEXT);
--- what reading the record's YAML gave (codec.py), to rebuild the parsed record without YAML
+-- what the full YAML parser gave for the record (codec.py), to rebuild it without composing YAML
 CREATE TABLE parsed(id INTEGER PRIMARY KEY, loaded BLOB NOT NULL);
 -- record vectors for the optional semantic signal (search/semantic.py), by content hash and model
 CREATE TABLE vectors(hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model));
