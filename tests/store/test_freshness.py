@@ -127,16 +127,16 @@ def test_a_helper_dying_mid_build_loses_nothing(generated: Path, monkeypatch) ->
     started = _helpers(monkeypatch)
     alone = _rows_of(generated, monkeypatch, 10**9)
     parent, made = os.getpid(), []
-    real = build._row
+    real = build._rows
 
-    def row(*args):  # type: ignore[no-untyped-def]
+    def rows(*args):  # type: ignore[no-untyped-def]
         made.append(1)
-        if os.getpid() != parent and len(made) > build.BATCH:
+        if os.getpid() != parent and len(made) > 1:
             os._exit(3)  # in a helper, past its first batch
         return real(*args)
 
     monkeypatch.setattr(build, "BATCH", 5)
-    monkeypatch.setattr(build, "_row", row)
+    monkeypatch.setattr(build, "_rows", rows)
     frames: list[tuple[int, bool]] = []
     seen = forked.frames
     monkeypatch.setattr(forked, "frames", lambda helpers: (
