@@ -63,7 +63,7 @@ def _fetch(root: Path) -> Callable[[str], tuple[str, bytes] | None]:
 
 def _say_large(count: int, what: str) -> None:
     """A line on a terminal's stderr before work that takes seconds (a fresh clone's first build:
-    ~2.5 s at 10 000 records here), so a first `memcli search` does not look hung."""
+    ~2 s at 10 000 records here), so a first `memcli search` does not look hung."""
     from memcli.store.build import MIN_FILES  # here: (what shares the work out) only for a large refresh
 
     if count >= MIN_FILES:
