@@ -35,6 +35,8 @@ Fetch = Callable[[str], tuple[str, bytes] | None]  # path → (content hash, byt
 def _rows(files: list[tuple[str, bytes]], postings: bool) -> list[tuple[Any, ...]]:
     """The rows of `files` ((path, bytes) each), with their postings when `postings` asks: every
     file parsed, then every row's postings made."""
+    if not files:  # a batch of files whose content is the one kept: the parser stays unloaded
+        return []
     from memcli.store.row import FIELDS, read_row  # here: the parser and its models, only for a changed file
 
     rows = [read_row(rel, data) for rel, data in files]
