@@ -30,7 +30,9 @@ PATHS: dict[str, tuple[list[str], set[str]]] = {
                           NEVER | CHANGED_RECORDS | SEARCH | CLI | {"rich", "pydantic"}),
     "lint": (["lint"], NEVER | {"yaml", "memcli.records.parse"} | SEARCH | {"rich"}),
     "gc-report --json": (["gc-report", "--json"], NEVER | {"yaml"} | SEARCH | {"rich"}),
-    "why": (["why", "sqlite-backup"], NEVER | {"yaml"} | SEARCH | {"rich", "rapidfuzz", "memcli.lint"}),
+    # (why reads its one record's frontmatter again, plain YAML being not kept (memcli/store/row.py),
+    # with the plain reader, which resolves scalars with PyYAML's resolver: yaml is loaded)
+    "why": (["why", "sqlite-backup"], NEVER | SEARCH | {"rich", "rapidfuzz", "memcli.lint"}),
     # (status reads the consolidation's modules, which load the memory tools and the Linter)
     "status": (["status"], NEVER | {"yaml", "snowballstemmer", "rich"}),
     "--help": (["--help"], NEVER | CHANGED_RECORDS | SEARCH | {"pydantic", "rich", "sqlite3"}),
