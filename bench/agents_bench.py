@@ -10,7 +10,11 @@ Each round runs the agent once in a plain git repository (`without`) and once in
 `memcli init && memcli hooks install` plus the agent's one-time trust step (`with`), interleaved, so
 machine load hits both alike. The time is from just before the process is started to the arrival of
 its first request for a turn in the server's log. Printed: the median and the fastest of each, and
-the seconds memcli adds (median with - median without) and the ratio of the medians. `--baseline`
+the seconds memcli adds (median with - median without) and the ratio of the medians; then the same
+seconds from each round's pair (with - without, run one after the other, so a slow spell of the
+machine hits both), their median and the interval that holds its true value at 95%: an agent's own
+start varies by more than memcli adds (OpenCode's by ±0.4 s), and a goal is met only where the
+interval's top is within it. `--baseline`
 adds a third setup in the same rounds, memcli from another checkout (e.g. a `git worktree` of the
 commit before a change): before and after side by side. memcli is run from its checkout by a shim
 on PATH (`_memcli`), so the figures do not depend on how it was installed.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -298,6 +303,19 @@ def opencode() -> Setup:
     return Setup("opencode", "opencode", env_of, prepare, OpenCodeServer, launch)
 
 
+def median_interval(values: list[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval of the median at `level` (at least), from the order statistics:
+    the k-th smallest and the k-th largest, k the largest with P(Binomial(n, 1/2) < k) <= (1 - level) / 2.
+    With too few values for that level, the smallest and the largest."""
+    ordered, n = sorted(values), len(values)
+    k, tail = 0, 0.0
+    while k < n // 2 and tail + math.comb(n, k) / 2 ** n <= (1 - level) / 2:
+        tail += math.comb(n, k) / 2 ** n
+        k += 1
+    k = max(k, 1)
+    return ordered[k - 1], ordered[n - k]
+
+
 def _interleave(once: Callable[[str], float], names: list[str], runs: int) -> dict[str, list[float]]:
     for name in names:  # warm the file cache (and write memcli's bytecode); not counted
         once(name)
@@ -328,14 +346,21 @@ def main() -> int:
         version, times = measure(setup, Path(tmp), args.runs, args.baseline and args.baseline.resolve())
     print(f"{args.agent} {version}: start -> first model request, {args.runs} interleaved runs")
     without = statistics.median(times["without"])
-    print(f"{'':<24} {'median s':>9} {'min s':>7} {'added s':>8} {'ratio':>6}")
+    print(f"{'':<24} {'median s':>9} {'min s':>7} {'added s':>8} {'ratio':>6} {'paired s':>9}"
+          f" {'95% interval':>15}")
     for name, values in times.items():
         label = {"without": "without memcli", "with": "with memcli",
                  "baseline": f"with memcli of {args.baseline}"}[name]
         median = statistics.median(values)
-        added = f"{median - without:+8.2f} {median / without:6.2f}" if name != "without" else ""
+        added = ""
+        if name != "without":
+            paired = [a - b for a, b in zip(values, times["without"], strict=True)]
+            low, high = median_interval(paired)
+            added = (f"{median - without:+8.2f} {median / without:6.2f} {statistics.median(paired):+9.2f}"
+                     f" {low:+7.2f}..{high:+.2f}")
         print(f"{label[:24]:<24} {median:>9.2f} {min(values):>7.2f} {added}")
-    print("added: median with - median without; ratio: median with / median without")
+    print("added: median with - median without; ratio: median with / median without; paired: the median of\n"
+          "each round's with - without, and the interval that holds its true value at 95% (order statistics)")
     return 0
 
 
