@@ -14,10 +14,10 @@ the seconds memcli adds (median with - median without) and the ratio of the medi
 seconds from each round's pair (with - without, run one after the other, so a slow spell of the
 machine hits both), their median and the interval that holds its true value at 95%: an agent's own
 start varies by more than memcli adds (OpenCode's by ±0.4 s), and a goal is met only where the
-interval's top is within it. `--baseline`
-adds a third setup in the same rounds, memcli from another checkout (e.g. a `git worktree` of the
-commit before a change): before and after side by side. memcli is run from its checkout by a shim
-on PATH (`_memcli`), so the figures do not depend on how it was installed.
+interval's top is within it. `--baseline` adds a third setup in the same rounds, memcli from another
+checkout (e.g. a `git worktree` of the commit before a change): before and after side by side.
+memcli is run from its checkout by a shim on PATH (`_memcli`), so the figures do not depend on how
+it was installed.
 """
 
 from __future__ import annotations
@@ -309,8 +309,7 @@ def median_interval(values: list[float], level: float = 0.95) -> tuple[float, fl
     With too few values for that level, the smallest and the largest."""
     ordered, n = sorted(values), len(values)
     k, tail = 0, 0.0
-    while k < n // 2 and tail + math.comb(n, k) / 2 ** n <= (1 - level) / 2:
-        tail += math.comb(n, k) / 2 ** n
+    while k < n // 2 and (tail := tail + math.comb(n, k) / 2 ** n) <= (1 - level) / 2:
         k += 1
     k = max(k, 1)
     return ordered[k - 1], ordered[n - k]
