@@ -17,7 +17,8 @@ start varies by more than memcli adds (OpenCode's by ±0.4 s), and a goal is met
 interval's top is within it. `--baseline` adds a third setup in the same rounds, memcli from another
 checkout (e.g. a `git worktree` of the commit before a change): before and after side by side.
 memcli is run from its checkout by a shim on PATH (`_memcli`), so the figures do not depend on how
-it was installed.
+it was installed. A run stops if memcli's tools are missing from a first request with memcli, or if a
+memcli process other than capture's worker is still running after the agent has exited.
 """
 
 from __future__ import annotations
@@ -117,6 +118,20 @@ def _stop_workers(base: Path, wait: float = 10) -> None:
         time.sleep(0.2)
 
 
+def _left_running(base: Path, wait: float = 3) -> list[str]:
+    """memcli's processes of this setup (run through its shim, so its folder is in their command
+    line) still running `wait` seconds after the agent exited, but capture's worker, the one that
+    outlives a session by design (waited for by _stop_workers): a server or hook the agent left."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [_cmdline(p).decode(errors="replace").strip() for p in Path("/proc").iterdir()
+                if p.name.isdigit() and str(base / "bin" / "memcli").encode() in _cmdline(p)
+                and b"hooks capture" not in _cmdline(p)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
 def _cmdline(proc: Path) -> bytes:
     try:
         return (proc / "cmdline").read_bytes().replace(b"\0", b" ")
@@ -155,7 +170,8 @@ def measure(setup: Setup, base: Path, runs: int, baseline: Path | None = None
                            check=True, capture_output=True)
         setup.prepare(binary, root, env, name != "without")
         setups[name] = (root, env)
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
+    shown = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+    version = shown.stdout.strip() or shown.stderr.strip()  # Pi prints it on stderr
     version = version.splitlines()[0] if version else version  # Copilot adds a line about updates
 
     def once(name: str) -> float:
@@ -166,6 +182,8 @@ def measure(setup: Setup, base: Path, runs: int, baseline: Path | None = None
             start = time.monotonic()
             setup.launch(binary, root, env, server)
         _stop_workers(base / name)
+        if left := _left_running(base / name):
+            raise SystemExit(f"{setup.agent} {name} memcli: left running after the agent exited: {left}")
         offered = "memcli_search" in json.dumps(server.model_requests()[0].body)
         if offered != (name != "without"):  # a failed MCP server is no measure of one that works
             state = "offered" if offered else "missing"
