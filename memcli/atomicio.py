@@ -82,9 +82,17 @@ _RANDOM = re.compile(r"[a-z0-9_]{8}")  # tempfile's names (tempfile._RandomNameS
 def leftover_of(name: str, target: str) -> bool:
     """Whether a file named `name` is the temp file an interrupted write of `target` (a file name in
     the same folder) left."""
-    head, tail = _PREFIX + target + ".", _SUFFIX
-    return (len(name) == len(head) + 8 + len(tail) and name.startswith(head) and name.endswith(tail)
-            and _RANDOM.fullmatch(name, len(head), len(head) + 8) is not None)
+    return left_by(name) == target
+
+
+def left_by(name: str) -> str | None:
+    """The file name whose interrupted write left a temp file named `name` in the same folder, or
+    None where `name` is no such temp file."""
+    body = len(name) - len(_SUFFIX) - 9  # where the "." before the 8 random characters is
+    if (body <= len(_PREFIX) or not name.startswith(_PREFIX) or not name.endswith(_SUFFIX)
+            or name[body] != "." or _RANDOM.fullmatch(name, body + 1, body + 9) is None):
+        return None
+    return name[len(_PREFIX):body]
 
 
 def leftovers(folder: Path | str, targets: set[str]) -> list[str]:

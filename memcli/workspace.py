@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from memcli.atomicio import left_by
 from memcli.config import STATE_DIR_ENV as STATE_DIR_ENV  # (kept importable from here)
 from memcli.config import STATE_DIR_NAME as STATE_DIR_NAME
 from memcli.config import Config, load_config, state_dir_of
@@ -52,7 +53,7 @@ class Location:
     kind: Kind | None  # None: no record lives here
     slug: str | None = None
     problem: str | None = None  # why it is not a record location (unknown-location)
-    ignored: bool = False  # staging, hidden files: not records and not findings
+    ignored: bool = False  # staging, hidden files: not records and not findings (but a leftover temp file)
 
 
 @functools.lru_cache(maxsize=65536)  # called several times per file on 10 000-record workspaces
@@ -71,6 +72,9 @@ def classify(rel: str) -> Location:
     if not parts or parts[0] not in ("memory", "knowledge"):
         return Location(None, problem="outside memory/ and knowledge/", ignored=True)
     if any(p.startswith(".") for p in parts):
+        if (target := left_by(parts[-1])) and classify("/".join([*parts[:-1], target])).kind is not None:
+            return Location(None, problem=f"{parts[-1]} is what an interrupted write of {target} left"
+                            " (memcli was stopped before it was renamed into place): delete it")
         return Location(None, ignored=True)  # .gitkeep, editor swap files
     if len(parts) > 2 and parts[0] == "memory" and parts[1] == STAGING_DIR.split("/")[1]:
         return Location(None, ignored=True)

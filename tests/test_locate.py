@@ -9,7 +9,7 @@ from memcli.workspace import Kind, Location, classify, locate
 
 PIECES = ["memory", "knowledge", "decisions", "requests", "workflow", "_staging", "summary.md", "x.md",
           ".x.md", ".md", "md", "", ".", "..", "a.md.md", "x", ".gitkeep", "memory/decisions", "ｘ.md",
-          "x.MD", " .md"]
+          "x.MD", " .md", ".x.md.abcdefgh.tmp"]
 
 
 def test_every_path_is_located_as_the_full_classification_locates_it() -> None:
@@ -27,5 +27,8 @@ def test_the_record_locations() -> None:
     assert locate("memory/decisions/a.md.md") == Location(Kind.DECISION, "a.md")
     assert locate("memory/summary.md") == Location(Kind.SUMMARY, "summary")
     assert locate("knowledge/.swap.md") == Location(None, ignored=True)
+    left = locate("knowledge/.x.md.abcdefgh.tmp")  # an interrupted write's temp file: a finding
+    assert not left.ignored and left.kind is None and "interrupted write of x.md" in (left.problem or "")
+    assert locate("memory/_staging/.x.md.abcdefgh.tmp").ignored
     assert locate("./knowledge//x.md") == Location(Kind.KNOWLEDGE, "x")
     assert locate("memory/_staging/x.md").ignored and locate("memory/x.md").problem

@@ -95,6 +95,20 @@ FAILING = [
         "memory/notes.md",
         {("unknown-location", None)},
     ),
+    (  # a write killed before its rename: half a record, hidden beside it, that `git add -A` commits
+        "unknown-location",
+        "temp-file-of-an-interrupted-write",
+        dict([_dec("a"), (f"{D}/.a.md.k3x9_q2m.tmp", "---\ncreated_at: 2026-")]),
+        f"{D}/.a.md.k3x9_q2m.tmp",
+        {("unknown-location", None)},
+    ),
+    (
+        "unknown-location",
+        "temp-file-of-an-interrupted-summary-write",
+        {"memory/summary.md": record("summary"), "memory/.summary.md.abcdefgh.tmp": ""},
+        "memory/.summary.md.abcdefgh.tmp",
+        {("unknown-location", None)},
+    ),
     (
         "secret",
         "aws-key-in-body",
@@ -200,6 +214,9 @@ PASSING = [
             "memory/summary.md": record("summary"),
             "memory/_staging/x.json": "{}",
             "memory/decisions/.gitkeep": "",
+            "memory/decisions/.d.md.swp": "",  # an editor's, not memcli's
+            "memory/decisions/.d.txt.abcdefgh.tmp": "",  # a temp name, but of no record file
+            "memory/_staging/.x.json.abcdefgh.tmp": "",  # staging is no record folder
         },
     ),
     ("secret", "env-var-reference", dict([_dec("a", body="The key is read from $OPENAI_API_KEY.\n")])),

@@ -17,12 +17,15 @@ if TYPE_CHECKING:
 class UnknownLocation(Rule):
     """Files live only where a record kind lives: `memory/summary.md`, `memory/decisions/`,
     `memory/requests/`, `memory/workflow/`, `knowledge/` (`memory/_staging/` and hidden files
-    are not records and are skipped).
+    are not records and are skipped, but for the temp file a write of a record left when memcli
+    was killed before renaming it into place, `.<slug>.md.<8 characters>.tmp` beside the record).
 
-    Why: a file elsewhere is never read by any tool, so whatever it says is silently lost.
+    Why: a file elsewhere is never read by any tool, so whatever it says is silently lost; a
+    left temp file is half a write, which `git add -A` would commit.
 
-    Passing: `memory/decisions/use-sqlite.md`.
-    Failing: `memory/notes.md`, `memory/ideas/x.md`, `knowledge/diagram.png`.
+    Passing: `memory/decisions/use-sqlite.md`, `memory/decisions/.gitkeep`.
+    Failing: `memory/notes.md`, `memory/ideas/x.md`, `knowledge/diagram.png`,
+    `memory/decisions/.use-sqlite.md.k3x9_q2m.tmp`.
     """
 
     code, alias, severity = "unknown-location", "E11", Severity.ERROR
