@@ -21,7 +21,7 @@ from memcli import onpath
 from memcli.agents import edit, registry, wired
 from memcli.agents.parts import Wiring
 from memcli.agents.targets import SCOPES, ConfigFile
-from memcli.atomicio import atomic_delete, atomic_write_text, private_dir
+from memcli.atomicio import atomic_delete, atomic_write_text, leftovers, private_dir
 from memcli.errors import EXIT_OK, ConfigError, UsageError
 from memcli.extract.ready import capture_line
 from memcli.plural import plural
@@ -154,8 +154,23 @@ def _diff(change: Change) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+def _sweep(files: list[ConfigFile], *, dry_run: bool) -> None:
+    """The temp files that writes of these config files left beside them when memcli was killed
+    before renaming them into place: removed (or, with dry_run, named), one line each. In a project
+    they are untracked files `git add -A` would commit, and they keep an emptied `.codex/` from
+    going at uninstall."""
+    for path in dict.fromkeys(cf.path for cf in files):
+        for name in leftovers(path.parent, {path.name}):
+            if not dry_run:
+                atomic_delete(path.parent / name)
+            print(f"{'would remove' if dry_run else 'removed'} {path.parent / name}, left by an interrupted"
+                  f" write of {path.name}")
+
+
 def run_change(action: str, agent: str, scope: str, root: Path | None, *, dry_run: bool = False) -> int:
-    changes = plan(action, _files(agent, scope, root))
+    files = _files(agent, scope, root)
+    changes = plan(action, files)
+    _sweep(files, dry_run=dry_run)
     if dry_run:
         sys.stdout.write("".join(_diff(c) for c in changes) or f"nothing to {action}\n")
         return EXIT_OK

@@ -226,6 +226,29 @@ def test_dry_run_prints_the_diff_and_writes_nothing(ws: Path, capsys: pytest.Cap
     assert not (ws / ".mcp.json").exists() and not inst.backup_dir().exists()
 
 
+def test_the_temp_file_of_a_killed_config_write_is_removed(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # what a write of memcli's killed before its rename leaves (atomicio: tests/test_atomicio.py)
+    settings = _write(ws / ".claude" / "settings.json", CLAUDE_SETTINGS)
+    left = _write(ws / ".claude" / ".settings.json.k3x9_q2m.tmp", '{\n  "$schema": ')
+    theirs = [_write(ws / ".claude" / name, "x") for name in (".settings.json.swp", ".settings.json.tmp")]
+    assert exit_code("hooks", "install", "--agent", "claude-code", "--dry-run", "-w", str(ws)) == 0
+    assert f"would remove {left}, left by an interrupted write of settings.json" in capsys.readouterr().out
+    assert left.exists() and settings.read_text(encoding="utf-8") == CLAUDE_SETTINGS
+
+    assert exit_code("hooks", "install", "--agent", "claude-code", "-w", str(ws)) == 0
+    assert f"removed {left}, left by an interrupted write of settings.json" in capsys.readouterr().out
+    assert not left.exists() and all(path.exists() for path in theirs)
+    assert "SessionStart" in _load(settings)["hooks"]
+
+
+def test_uninstall_removes_a_killed_write_s_temp_file_and_the_folder_install_made(ws: Path) -> None:
+    assert exit_code("hooks", "install", "--agent", "codex", "-w", str(ws)) == 0
+    _write(ws / ".codex" / ".config.toml.abcdefgh.tmp", "model =")
+    assert exit_code("hooks", "uninstall", "--agent", "codex", "-w", str(ws)) == 0
+    assert sorted(p.name for p in ws.iterdir()) == ["memory"]
+
+
 @pytest.mark.parametrize(("rel", "text"), [
     (".claude/settings.json", '{\n  "hooks": {,\n}\n'),
     (".gemini/settings.json", '{"a": 1,}'),
