@@ -54,7 +54,6 @@ SYSTEM_FILE = "system.md"
 SETTINGS = ".gemini/settings.json"
 NO_SERVER = "memcli-none"  # `--allowed-mcp-server-names` of a question: a name no server has
 PREFIX = "mcp_{server}_"  # how Gemini names an MCP server's tool (0.61)
-_LOCK_WAIT_S = 5.0
 _LOCK_STALE_S = 10.0  # proper-lockfile's default, which Gemini keeps
 
 
@@ -183,8 +182,11 @@ def forget(folder: Path) -> None:
 
 def _locked(lock: Path) -> bool:
     """Take proper-lockfile's lock folder as Gemini does: wait while another holds it, and take over
-    one not refreshed for its `stale` time (a holder refreshes it twice in that time)."""
-    deadline = time.monotonic() + _LOCK_WAIT_S
+    one not refreshed for its `stale` time (a holder refreshes it twice in that time). The wait
+    outlasts that time: the Gemini just run sometimes exits before its last release of the lock, and
+    such a lock goes stale within it and is taken over, where a shorter wait left the run's entry
+    for a later run to remove; only a holder refreshing it all that time keeps it."""
+    deadline = time.monotonic() + _LOCK_STALE_S + 1.0
     while True:
         try:
             lock.mkdir()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -148,17 +149,48 @@ def test_gemini_forget_sweeps_what_earlier_runs_left_and_keeps_a_running_one(
         assert sorted(p.name for p in (gemini / base).iterdir()) == sorted(kept.values())
     assert not lock.exists()
 
-    # a lock held now (refreshed): the entry waits for a later run, and nothing is lost
-    monkeypatch.setattr("memcli.agents.gemini_cli.headless._LOCK_WAIT_S", 0.2)
+    # a lock its holder keeps refreshing: the entry waits for a later run, and nothing is lost
+    monkeypatch.setattr("memcli.agents.gemini_cli.headless._LOCK_STALE_S", 0.3)
     lock.mkdir()
     running.rmdir()
-    gemini_cli.load().headless.forget(now)
+    held = threading.Event()
+
+    def refresh() -> None:  # as proper-lockfile's holder does, more often than its stale time
+        while not held.wait(0.05):
+            os.utime(lock)
+
+    holder = threading.Thread(target=refresh)
+    holder.start()
+    try:
+        gemini_cli.load().headless.forget(now)
+    finally:
+        held.set()
+        holder.join()
     assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {"projects": kept}
     assert lock.is_dir()  # still the holder's
     lock.rmdir()
     gemini_cli.load().headless.forget(now)
     assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {
         "projects": {str(user): "memcli-agent-notes"}}
+
+
+def test_gemini_forget_takes_over_the_lock_the_gemini_it_ran_left_at_exit(
+        homes: Path, tmp_path: Path) -> None:
+    """Gemini sometimes exits before its last release of the registry's lock: nobody refreshes that
+    lock, so it goes stale within proper-lockfile's time (10 s) and forget takes it over then,
+    instead of leaving the run's entry in the user's registry (as a 5 s wait did, seen in an e2e run)."""
+    gemini = homes / ".gemini"
+    folder = tmp_path / "memcli-agent-now"
+    folder.mkdir()
+    _gemini_project(gemini, "memcli-agent-now", folder)
+    (gemini / "projects.json").write_text(json.dumps({"projects": {str(folder): "memcli-agent-now"}}),
+                                          encoding="utf-8")
+    lock = gemini / "projects.json.lock"
+    lock.mkdir()
+    os.utime(lock, (time.time() - 4.5, time.time() - 4.5))  # left 4.5 s ago: stale in 5.5 s
+    gemini_cli.load().headless.forget(folder)
+    assert json.loads((gemini / "projects.json").read_text(encoding="utf-8")) == {"projects": {}}
+    assert not lock.exists()
 
 
 # -- Copilot CLI ------------------------------------------------------------------------------------
