@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
-from memcli.atomicio import atomic_write_bytes, left_by, leftover_of
+from support.killed import killed_write
 
-REPO = Path(__file__).resolve().parents[1]
-KILLED = """
-import os, signal, sys
-from memcli import atomicio
-atomicio.os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)  # killed just before the rename
-atomicio.atomic_write_bytes(sys.argv[1], b"new bytes")
-"""
+from memcli.atomicio import atomic_write_bytes, left_by, leftover_of
 
 
 def test_the_temp_file_of_a_killed_write_is_named_by_leftover_of(tmp_path: Path) -> None:
     target = tmp_path / ".memcli-skill"
     target.write_bytes(b"old bytes")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", KILLED, str(target)], env=env)
-    assert proc.returncode == -signal.SIGKILL
+    killed_write(target, "new bytes")
     left = sorted(p.name for p in tmp_path.iterdir() if p != target)
     assert len(left) == 1 and target.read_bytes() == b"old bytes"
     assert leftover_of(left[0], ".memcli-skill") and left_by(left[0]) == ".memcli-skill"

@@ -5,24 +5,13 @@ reports it (the whole workspace, and the staged path as the pre-commit hook pass
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from lint.kit import make_workspace, path_of, record
+from support.killed import killed_write
 
 from memcli.cli import main
-
-REPO = Path(__file__).resolve().parents[2]
-KILLED = """
-import os, signal, sys
-from memcli import atomicio
-atomicio.os.replace = lambda *_: os.kill(os.getpid(), signal.SIGKILL)  # killed just before the rename
-atomicio.atomic_write_bytes(sys.argv[1], sys.argv[2].encode())
-"""
 
 
 def _lint(root: Path, capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, list[dict]]:
@@ -38,10 +27,7 @@ def test_the_temp_file_of_a_killed_record_write_is_a_finding(
     rel = path_of("decision", "use-sqlite")
     old = record("decision")
     root = make_workspace(tmp_path, {rel: old})
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    killed = subprocess.run([sys.executable, "-c", KILLED, str(root / rel), record("decision", body="new\n")],
-                            env=env)
-    assert killed.returncode == -signal.SIGKILL
+    killed_write(root / rel, record("decision", body="new\n"))
     assert (root / rel).read_text(encoding="utf-8") == old
     [left] = [p.name for p in (root / rel).parent.iterdir() if p.name.startswith(".")]
     temp = f"{Path(rel).parent.as_posix()}/{left}"
