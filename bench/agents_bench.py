@@ -107,13 +107,12 @@ def _stop_workers(base: Path, wait: float = 10) -> None:
     """Capture workers the session-end hook started for this setup: waited for, then stopped."""
     deadline = time.monotonic() + wait
     while True:
-        pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and str(base).encode()
-                in _cmdline(p) and b"hooks capture" in _cmdline(p)]
+        pids = [pid for pid, line in _processes(str(base)) if b"hooks capture" in line]
         if not pids:
             return
         if time.monotonic() > deadline:
             for pid in pids:
-                os.kill(int(pid), 15)
+                os.kill(pid, 15)
             return
         time.sleep(0.2)
 
@@ -124,12 +123,17 @@ def _left_running(base: Path, wait: float = 3) -> list[str]:
     outlives a session by design (waited for by _stop_workers): a server or hook the agent left."""
     deadline = time.monotonic() + wait
     while True:
-        left = [_cmdline(p).decode(errors="replace").strip() for p in Path("/proc").iterdir()
-                if p.name.isdigit() and str(base / "bin" / "memcli").encode() in _cmdline(p)
-                and b"hooks capture" not in _cmdline(p)]
+        left = [line.decode(errors="replace").strip() for _, line in _processes(str(base / "bin" / "memcli"))
+                if b"hooks capture" not in line]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
+
+
+def _processes(needle: str) -> list[tuple[int, bytes]]:
+    """(pid, command line) of each running process whose command line holds `needle`."""
+    return [(int(proc.name), line) for proc in Path("/proc").iterdir()
+            if proc.name.isdigit() and needle.encode() in (line := _cmdline(proc))]
 
 
 def _cmdline(proc: Path) -> bytes:
